@@ -1,0 +1,3 @@
+"""Baseline methods that write predictions files.
+
+Floors (random, majority), keyword, rule, naive Bayes and the gold-RCA + mapper control."""

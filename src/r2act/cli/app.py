@@ -1,0 +1,52 @@
+"""The typer application and the options every command shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+from rich.console import Console
+
+from r2act import __version__
+
+
+@dataclass
+class CliState:
+    """Global switches set by the top-level callback."""
+
+    debug: bool = False
+
+
+state = CliState()
+console = Console()
+console_err = Console(stderr=True)
+
+app = typer.Typer(
+    name="r2act",
+    help=(
+        "Build, publish, score and replay recovery benchmarks for Kubernetes microservices.\n\n"
+        "Typical flow: [bold]r2act collect campaigns/smoke.yaml[/] -> [bold]r2act audit[/] -> "
+        "[bold]r2act dataset build[/] -> [bold]r2act baseline rule[/] -> "
+        "[bold]r2act evaluate predictions.jsonl[/]."
+    ),
+    rich_markup_mode="rich",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"r2act {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    state.debug = debug

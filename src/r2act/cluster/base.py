@@ -1,0 +1,126 @@
+"""The cluster port: everything collection and replay need from a cluster, nothing more.
+
+Two adapters implement it: ``cluster.sim`` (an in-process digital twin, the default) and
+``cluster.kube`` (a real Kubernetes cluster with Chaos Mesh and Prometheus). Callers depend
+on this protocol only, so a stage that works on one works on the other.
+
+Errors: adapters raise ``r2act.errors.TransientClusterError`` for failures worth retrying
+and ``PermanentClusterError`` (or its subclasses) otherwise; nothing else escapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from r2act.schema import (
+    ChaosRef,
+    ChaosStatus,
+    ClusterState,
+    HealthReport,
+    KubeEvent,
+    LogLine,
+    MetricSeries,
+    PlanEffect,
+    PreflightReport,
+    RecoveryPlan,
+    TimeWindow,
+)
+
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+"""Label every object r2act creates carries, with value ``r2act``."""
+MANAGED_BY = "r2act"
+INCIDENT_LABEL = "r2act.io/incident"
+"""Label naming the incident a chaos object belongs to."""
+OPT_IN_LABEL = "r2act.io/chaos-allowed"
+"""Namespace label (value ``"true"``) without which r2act refuses a Kubernetes target."""
+
+ChaosObject = Mapping[str, Any]
+"""A Chaos Mesh custom object as sent to the API: apiVersion, kind, metadata, spec."""
+
+
+@runtime_checkable
+class Clock(Protocol):
+    """Time as the cluster sees it; the simulated cluster's clock is virtual."""
+
+    def now(self) -> float:
+        """Seconds since the epoch (UTC)."""
+        ...
+
+    def sleep(self, seconds: float) -> None:
+        """Wait; on a virtual clock this advances time at once."""
+        ...
+
+
+@runtime_checkable
+class Cluster(Protocol):
+    """A target cluster running the system under test."""
+
+    @property
+    def clock(self) -> Clock:
+        """The cluster's clock; every timestamp the cluster reports uses it."""
+        ...
+
+    @property
+    def namespace(self) -> str:
+        """The one namespace r2act acts in."""
+        ...
+
+    @property
+    def fingerprint(self) -> str:
+        """Identifies the target (context/namespace or sim name/seed) for provenance."""
+        ...
+
+    def preflight(self, metric_queries: Mapping[str, str]) -> PreflightReport:
+        """Check deployments, frontend health, leftovers and metrics before injecting."""
+        ...
+
+    def inject(self, chaos: ChaosObject) -> ChaosRef:
+        """Create the Chaos Mesh object; ConflictError if it already exists."""
+        ...
+
+    def chaos_status(self, ref: ChaosRef) -> ChaosStatus:
+        """Read the object's status; ``exists=False`` once it is gone."""
+        ...
+
+    def remove(self, ref: ChaosRef, timeout_s: float = 60.0) -> None:
+        """Delete the object and wait (bounded) for its finalizer; no-op when already gone."""
+        ...
+
+    def leftovers(self) -> list[ChaosRef]:
+        """Every chaos object labelled as managed by r2act in the namespace."""
+        ...
+
+    def pod_names(self) -> set[str]:
+        """Names of the pods that exist now."""
+        ...
+
+    def logs(self, window: TimeWindow) -> Iterator[Sequence[LogLine]]:
+        """Every container's log lines in the window, in batches (streamed, never all at once)."""
+        ...
+
+    def events(self, window: TimeWindow) -> list[KubeEvent]:
+        """Kubernetes events of the namespace in the window, chaos-object events included."""
+        ...
+
+    def state(self) -> ClusterState:
+        """Deployments and pods now."""
+        ...
+
+    def metrics(
+        self, window: TimeWindow, queries: Mapping[str, str], step_s: float
+    ) -> Iterator[MetricSeries]:
+        """Range-query each named PromQL query over the window."""
+        ...
+
+    def health(self) -> HealthReport:
+        """Probe the system's health now."""
+        ...
+
+    def apply_plan(self, plan: RecoveryPlan) -> PlanEffect:
+        """Execute a typed recovery plan; returns what changed so that it can be undone."""
+        ...
+
+    def undo(self, effect: PlanEffect) -> None:
+        """Revert the side effects recorded in ``effect`` (replicas, resources, template)."""
+        ...

@@ -1,0 +1,1 @@
+"""The simulated Online Boutique cluster: an in-process, seeded digital twin on a virtual clock."""

@@ -1,0 +1,1 @@
+"""Live replay: validity gate, re-injection, plan execution, health window, restore, report."""

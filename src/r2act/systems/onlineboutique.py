@@ -1,0 +1,230 @@
+"""Online Boutique v0.10.6 as its release manifests deploy it.
+
+Names, labels, container names, ports, resources, probes and the call graph follow the
+upstream ``release/kubernetes-manifests.yaml`` (a test compares them when the reference copy
+is available). The frontend routes and their fan-out follow the frontend's handlers; their
+weights follow the load generator's Locust task weights (index 1, setCurrency 2,
+browseProduct 10, addToCart 2, viewCart 3, checkout 1).
+"""
+
+from __future__ import annotations
+
+from r2act.schema.topology import ContainerSpec, DeploymentSpec, HttpRoute, Topology
+
+VERSION = "v0.10.6"
+_REGISTRY = "us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo"
+
+
+def _server(
+    name: str, port: int | None, cpu: tuple[str, str], mem: tuple[str, str], probe: str | None
+) -> ContainerSpec:
+    return ContainerSpec(
+        name="server",
+        image=f"{_REGISTRY}/{name}:{VERSION}",
+        port=port,
+        cpu_request=cpu[0],
+        cpu_limit=cpu[1],
+        memory_request=mem[0],
+        memory_limit=mem[1],
+        probe=probe,
+    )
+
+
+def _deployment(
+    name: str,
+    language: str,
+    *,
+    port: int,
+    service_port: int,
+    calls: dict[str, str] | None = None,
+    cpu: tuple[str, str] = ("100m", "200m"),
+    mem: tuple[str, str] = ("64Mi", "128Mi"),
+) -> DeploymentSpec:
+    env = calls or {}
+    return DeploymentSpec(
+        name=name,
+        language=language,
+        containers=[_server(name, port, cpu, mem, "grpc")],
+        service_port=service_port,
+        calls=[address.split(":")[0] for address in env.values()],
+        env=env,
+    )
+
+
+_CATALOG = {"PRODUCT_CATALOG_SERVICE_ADDR": "productcatalogservice:3550"}
+_CURRENCY = {"CURRENCY_SERVICE_ADDR": "currencyservice:7000"}
+_CART = {"CART_SERVICE_ADDR": "cartservice:7070"}
+_SHIPPING = {"SHIPPING_SERVICE_ADDR": "shippingservice:50051"}
+
+_FRONTEND = DeploymentSpec(
+    name="frontend",
+    language="go",
+    containers=[_server("frontend", 8080, ("100m", "200m"), ("64Mi", "128Mi"), "http")],
+    service_port=80,
+    env={
+        **_CATALOG,
+        **_CURRENCY,
+        **_CART,
+        "RECOMMENDATION_SERVICE_ADDR": "recommendationservice:8080",
+        **_SHIPPING,
+        "CHECKOUT_SERVICE_ADDR": "checkoutservice:5050",
+        "AD_SERVICE_ADDR": "adservice:9555",
+    },
+    calls=[
+        "productcatalogservice",
+        "currencyservice",
+        "cartservice",
+        "recommendationservice",
+        "shippingservice",
+        "checkoutservice",
+        "adservice",
+    ],
+)
+
+_REDIS = DeploymentSpec(
+    name="redis-cart",
+    language="redis",
+    containers=[
+        ContainerSpec(
+            name="redis",
+            image="redis:alpine",
+            port=6379,
+            cpu_request="70m",
+            cpu_limit="125m",
+            memory_request="200Mi",
+            memory_limit="256Mi",
+            probe="tcp",
+        )
+    ],
+    service_port=6379,
+)
+
+_LOADGENERATOR = DeploymentSpec(
+    name="loadgenerator",
+    language="locust",
+    containers=[
+        ContainerSpec(
+            name="main",
+            image=f"{_REGISTRY}/loadgenerator:{VERSION}",
+            port=None,
+            cpu_request="300m",
+            cpu_limit="500m",
+            memory_request="256Mi",
+            memory_limit="512Mi",
+            probe=None,
+        )
+    ],
+    calls=["frontend"],
+    env={"FRONTEND_ADDR": "frontend:80"},
+)
+
+ONLINE_BOUTIQUE = Topology(
+    system="onlineboutique",
+    entrypoint="frontend",
+    entrypoint_port=8080,
+    health_path="/_healthz",
+    load_generator="loadgenerator",
+    deployments=[
+        _FRONTEND,
+        _deployment(
+            "adservice",
+            "java",
+            port=9555,
+            service_port=9555,
+            cpu=("200m", "300m"),
+            mem=("180Mi", "300Mi"),
+        ),
+        _deployment("currencyservice", "node", port=7000, service_port=7000),
+        _deployment(
+            "cartservice",
+            "csharp",
+            port=7070,
+            service_port=7070,
+            calls={"REDIS_ADDR": "redis-cart:6379"},
+            cpu=("200m", "300m"),
+        ),
+        _REDIS,
+        _LOADGENERATOR,
+        _deployment(
+            "recommendationservice",
+            "python",
+            port=8080,
+            service_port=8080,
+            calls=_CATALOG,
+            mem=("220Mi", "450Mi"),
+        ),
+        _deployment(
+            "checkoutservice",
+            "go",
+            port=5050,
+            service_port=5050,
+            calls={
+                **_CATALOG,
+                **_SHIPPING,
+                "PAYMENT_SERVICE_ADDR": "paymentservice:50051",
+                "EMAIL_SERVICE_ADDR": "emailservice:5000",
+                **_CURRENCY,
+                **_CART,
+            },
+        ),
+        _deployment("emailservice", "python", port=8080, service_port=5000),
+        _deployment("paymentservice", "node", port=50051, service_port=50051),
+        _deployment("shippingservice", "go", port=50051, service_port=50051),
+        _deployment("productcatalogservice", "go", port=3550, service_port=3550),
+    ],
+    routes=[
+        HttpRoute(
+            method="GET",
+            path="/",
+            weight=1,
+            services=["currencyservice", "productcatalogservice", "cartservice", "adservice"],
+        ),
+        HttpRoute(method="POST", path="/setCurrency", weight=2, services=["currencyservice"]),
+        HttpRoute(
+            method="GET",
+            path="/product/*",
+            weight=10 + 2 + 1,
+            services=[
+                "productcatalogservice",
+                "currencyservice",
+                "cartservice",
+                "recommendationservice",
+                "adservice",
+            ],
+        ),
+        HttpRoute(
+            method="POST",
+            path="/cart",
+            weight=2 + 1,
+            services=["productcatalogservice", "cartservice"],
+        ),
+        HttpRoute(
+            method="GET",
+            path="/cart",
+            weight=3,
+            services=[
+                "currencyservice",
+                "cartservice",
+                "recommendationservice",
+                "shippingservice",
+                "productcatalogservice",
+            ],
+        ),
+        HttpRoute(
+            method="POST",
+            path="/cart/checkout",
+            weight=1,
+            services=[
+                "checkoutservice",
+                "productcatalogservice",
+                "shippingservice",
+                "paymentservice",
+                "emailservice",
+                "currencyservice",
+                "cartservice",
+                "recommendationservice",
+            ],
+        ),
+    ],
+)
+"""Online Boutique as deployed by the v0.10.6 release manifests."""
