@@ -1,0 +1,163 @@
+"""Fault entries of a manifest: one model per fault type, with typed parameter overrides.
+
+A discriminated union on ``type`` lets each fault type accept exactly the parameters its
+Chaos Mesh kind has, so ``load: 190`` or a latency without a unit is caught with the
+field's path and line instead of failing later inside Chaos Mesh.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, Field, JsonValue, field_validator
+
+from r2act.campaigns.base import DURATION, MEMORY_SIZE, STRICT, IntensityName
+from r2act.campaigns.defaults import FAULT_DEFAULTS
+from r2act.schema import FaultType, Intensity
+
+
+class NoParameters(BaseModel):
+    """Fault types whose parameters come from the topology, not from the manifest."""
+
+    model_config = STRICT
+
+
+class CpuParameters(BaseModel):
+    """StressChaos CPU stressor overrides."""
+
+    model_config = STRICT
+
+    workers: int | None = Field(default=None, ge=1, le=8192, description="stress-ng workers.")
+    load: int | None = Field(default=None, ge=0, le=100, description="Percent load per worker.")
+
+
+class MemoryParameters(BaseModel):
+    """StressChaos memory stressor overrides."""
+
+    model_config = STRICT
+
+    workers: int | None = Field(default=None, ge=1, le=8192, description="stress-ng workers.")
+    sizes: list[Annotated[str, Field(pattern=MEMORY_SIZE)]] | None = Field(
+        default=None,
+        min_length=1,
+        description="Stress sizes, cycled by repetition (repetition 1 takes the first).",
+    )
+
+
+class DelayParameters(BaseModel):
+    """NetworkChaos delay overrides."""
+
+    model_config = STRICT
+
+    latency: str | None = Field(default=None, pattern=DURATION, description="e.g. '200ms'.")
+    jitter: str | None = Field(default=None, pattern=DURATION, description="e.g. '50ms'.")
+    correlation: str | None = Field(
+        default=None, pattern=r"^(100|[0-9]{1,2})$", description="Percent, as a string."
+    )
+
+
+class HttpErrorParameters(BaseModel):
+    """HTTPChaos response-replacement overrides."""
+
+    model_config = STRICT
+
+    code: int | None = Field(default=None, ge=400, le=599, description="Replacement status.")
+
+
+P = TypeVar("P", bound=BaseModel)
+
+
+class FaultEntry(BaseModel, Generic[P]):
+    """One fault type to inject, at which intensities, with which parameter overrides."""
+
+    model_config = STRICT
+
+    intensities: list[IntensityName] = Field(
+        default_factory=lambda: [Intensity.MODERATE, Intensity.SEVERE],
+        min_length=1,
+        description="Intensities to plan, in order.",
+    )
+    parameters: dict[IntensityName, P] = Field(
+        default_factory=dict, description="Per-intensity overrides of the default parameters."
+    )
+
+    @field_validator("intensities")
+    @classmethod
+    def _unique(cls, value: list[Intensity]) -> list[Intensity]:
+        if len(set(value)) != len(value):
+            raise ValueError("intensities repeat; list each of moderate, severe at most once")
+        return value
+
+    @property
+    def fault_type(self) -> FaultType:
+        """The fault type this entry configures."""
+        return FaultType(getattr(self, "type"))  # noqa: B009 - declared by each subclass
+
+    def parameters_for(self, intensity: Intensity) -> dict[str, JsonValue]:
+        """Default parameters for ``intensity`` with this manifest's overrides applied."""
+        merged = dict(FAULT_DEFAULTS[self.fault_type][intensity])
+        override = self.parameters.get(intensity)
+        if override is not None:
+            merged.update(override.model_dump(exclude_none=True))
+        return merged
+
+
+class PodFailureFault(FaultEntry[NoParameters]):
+    """PodChaos pod-failure on every pod of the service."""
+
+    type: Literal["pod_failure"] = Field(description="Fault type discriminator.")
+
+
+class CpuSaturationFault(FaultEntry[CpuParameters]):
+    """StressChaos CPU stress in the service's main container."""
+
+    type: Literal["cpu_saturation"] = Field(description="Fault type discriminator.")
+
+
+class MemoryPressureFault(FaultEntry[MemoryParameters]):
+    """StressChaos memory stress in the service's main container."""
+
+    type: Literal["memory_pressure"] = Field(description="Fault type discriminator.")
+
+
+class NetworkDelayFault(FaultEntry[DelayParameters]):
+    """NetworkChaos delay on the service's pods."""
+
+    type: Literal["network_delay"] = Field(description="Fault type discriminator.")
+
+
+class HttpErrorFault(FaultEntry[HttpErrorParameters]):
+    """HTTPChaos status replacement on one entry-point route that reaches the service."""
+
+    type: Literal["http_error"] = Field(description="Fault type discriminator.")
+
+
+class HttpAbortFault(FaultEntry[NoParameters]):
+    """HTTPChaos request abort on one entry-point route that reaches the service."""
+
+    type: Literal["http_abort"] = Field(description="Fault type discriminator.")
+
+
+class DnsFaultFault(FaultEntry[NoParameters]):
+    """DNSChaos error for the service's name, in the pods that call it."""
+
+    type: Literal["dns_fault"] = Field(description="Fault type discriminator.")
+
+
+class DnsRandomFault(FaultEntry[NoParameters]):
+    """DNSChaos random answers for the service's name, in the pods that call it."""
+
+    type: Literal["dns_random"] = Field(description="Fault type discriminator.")
+
+
+FaultConfig = Annotated[
+    PodFailureFault
+    | CpuSaturationFault
+    | MemoryPressureFault
+    | NetworkDelayFault
+    | HttpErrorFault
+    | HttpAbortFault
+    | DnsFaultFault
+    | DnsRandomFault,
+    Field(discriminator="type"),
+]

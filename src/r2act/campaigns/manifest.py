@@ -1,0 +1,286 @@
+"""The campaign manifest: what to inject, where, how often and how to observe it.
+
+Every model forbids unknown keys and coerces nothing it does not have to (``strict``): a
+typo or a quoted number in a manifest that drives fault injection should stop the run
+before it starts, not silently fall back to a default. Enum-valued fields accept their
+plain string names, which is how a YAML file spells them.
+"""
+
+from __future__ import annotations
+
+from string import Template
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from r2act.campaigns.base import (
+    STRICT,
+    DnsName,
+    FaultTypeName,
+    IntensityName,
+    ManifestFieldError,
+)
+from r2act.campaigns.defaults import DEFAULT_QUERIES
+from r2act.campaigns.faults import FaultConfig, FaultEntry
+from r2act.schema import FaultType, Intensity, PhaseDurations, Topology
+from r2act.systems import SYSTEMS
+
+
+class GlitchRates(BaseModel):
+    """How often the simulated cluster misbehaves, so the quality gate has real work."""
+
+    model_config = STRICT
+
+    injection_failure: float = Field(default=0.03, ge=0, le=1, description="Chaos never applies.")
+    metric_gap: float = Field(default=0.03, ge=0, le=1, description="A metrics window is empty.")
+    slow_recovery: float = Field(
+        default=0.02, ge=0, le=1, description="Recovery exceeds the verify timeout."
+    )
+    transient_api_error: float = Field(
+        default=0.0, ge=0, le=1, description="A cluster call fails once, retryably."
+    )
+    fail_incidents: list[str] = Field(
+        default_factory=list, description="Incident ids whose every cluster call fails (tests)."
+    )
+
+
+class SimTarget(BaseModel):
+    """The built-in simulated cluster: no Kubernetes needed, deterministic for a seed."""
+
+    model_config = STRICT
+
+    kind: Literal["sim"] = Field(description="Target discriminator.")
+    seed: int = Field(default=0, description="Seed of the simulation's randomness.")
+    name: str = Field(default="default", min_length=1, description="Simulated cluster name.")
+    glitches: GlitchRates = Field(default_factory=GlitchRates, description="Glitch rates.")
+
+
+class KubernetesTarget(BaseModel):
+    """A real cluster; r2act acts only inside ``namespace`` and only if it is opted in."""
+
+    model_config = STRICT
+
+    kind: Literal["kubernetes"] = Field(description="Target discriminator.")
+    context: str = Field(min_length=1, description="kubeconfig context to use.")
+    namespace: DnsName = Field(description="Namespace running the system under test.")
+
+
+Target = Annotated[SimTarget | KubernetesTarget, Field(discriminator="kind")]
+
+
+class CellRepetitions(BaseModel):
+    """Repetitions of one service x fault cell (optionally one intensity), overriding the global."""
+
+    model_config = STRICT
+
+    service: str = Field(description="Root-cause service of the cell.")
+    fault: FaultTypeName = Field(description="Fault type of the cell.")
+    intensity: IntensityName | None = Field(
+        default=None, description="Only this intensity; omitted means every intensity."
+    )
+    repetitions: int = Field(ge=0, description="Incidents per intensity; 0 leaves it empty.")
+
+
+class LoadProfile(BaseModel):
+    """Load generator settings (Locust users and spawn rate)."""
+
+    model_config = STRICT
+
+    users: int = Field(default=10, ge=1, description="Concurrent simulated users.")
+    spawn_rate: float = Field(default=1.0, gt=0, description="Users started per second.")
+
+
+class MetricsConfig(BaseModel):
+    """Prometheus queries collected in every phase, by name."""
+
+    model_config = STRICT
+
+    step_s: float = Field(default=15.0, gt=0, description="Query resolution in seconds.")
+    queries: dict[str, str] = Field(
+        default_factory=lambda: dict(DEFAULT_QUERIES),
+        min_length=1,
+        description="PromQL by name; '$namespace' is replaced with the campaign's namespace.",
+    )
+
+
+class HealthConfig(BaseModel):
+    """How the entry point's health is probed to decide that the system recovered."""
+
+    model_config = STRICT
+
+    path: str = Field(default="/_healthz", pattern=r"^/", description="HTTP path to probe.")
+    interval_s: float = Field(default=5.0, gt=0, description="Seconds between probes.")
+    consecutive: int = Field(default=3, ge=1, description="Healthy probes in a row needed.")
+    error_rate_threshold: float = Field(
+        default=0.05, ge=0, le=1, description="Highest request error rate that counts healthy."
+    )
+
+
+class Phases(PhaseDurations):
+    """Phase durations as a manifest writes them: whole seconds, no quoted numbers."""
+
+    model_config = STRICT
+
+
+# --- the manifest ---------------------------------------------------------------------------
+
+
+class Manifest(BaseModel):
+    """A campaign: services x faults x intensities x repetitions on one explicit target."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: DnsName = Field(description="Campaign name; names the run directory.")
+    system: str = Field(description="System under test, one of r2act.systems.SYSTEMS.")
+    target: Target = Field(description="Where to run: the simulator or a named cluster.")
+    services: list[str] = Field(min_length=1, description="Root-cause services, in plan order.")
+    faults: list[FaultConfig] = Field(min_length=1, description="Fault types, in plan order.")
+    repetitions: int = Field(default=1, ge=1, description="Incidents per cell and intensity.")
+    cells: list[CellRepetitions] = Field(
+        default_factory=list, description="Per-cell repetition overrides."
+    )
+    phases: Phases = Field(default_factory=Phases, description="Phase lengths in seconds.")
+    load: LoadProfile = Field(default_factory=LoadProfile, description="Load profile.")
+    metrics: MetricsConfig = Field(default_factory=MetricsConfig, description="Metric queries.")
+    health: HealthConfig = Field(default_factory=HealthConfig, description="Health probe.")
+    pilot: bool = Field(default=False, description="Pilot run: never enters the main dataset.")
+    seed: int = Field(default=0, description="Campaign seed; per-incident seeds derive from it.")
+    description: str = Field(default="", description="Free text for humans.")
+
+    @field_validator("system")
+    @classmethod
+    def _known_system(cls, value: str) -> str:
+        if value not in SYSTEMS:
+            raise ValueError(f"unknown system {value!r} (use one of: {', '.join(SYSTEMS)})")
+        return value
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> Manifest:
+        _check_services(self.services, self.topology)
+        _check_faults(self.faults)
+        _check_cells(self)
+        _check_reachable(self)
+        template = {"namespace": self.namespace}
+        queries = {
+            k: Template(q).safe_substitute(template) for k, q in self.metrics.queries.items()
+        }
+        self.metrics = self.metrics.model_copy(update={"queries": queries})
+        return self
+
+    @property
+    def namespace(self) -> str:
+        """Namespace of the system under test ('default' on the simulator)."""
+        return self.target.namespace if isinstance(self.target, KubernetesTarget) else "default"
+
+    @property
+    def topology(self) -> Topology:
+        """Deployments and call graph of the system under test."""
+        return SYSTEMS[self.system]
+
+    def fault(self, fault_type: FaultType) -> FaultEntry[Any]:
+        """The fault entry for ``fault_type``; KeyError when the manifest has none."""
+        for entry in self.faults:
+            if entry.fault_type == fault_type:
+                return entry
+        raise KeyError(fault_type)
+
+    def repetitions_for(self, service: str, fault_type: FaultType, intensity: Intensity) -> int:
+        """Incidents planned for one service x fault x intensity (cell overrides win)."""
+        count = self.repetitions
+        for cell in self.cells:
+            if cell.service == service and cell.fault == fault_type:
+                if cell.intensity == intensity:
+                    return cell.repetitions
+                if cell.intensity is None:
+                    count = cell.repetitions
+        return count
+
+
+def _check_services(services: list[str], topology: Topology) -> None:
+    seen: set[str] = set()
+    for index, service in enumerate(services):
+        if service in seen:
+            raise ManifestFieldError(
+                ("services", index), f"{service!r} is listed twice", "list each service once"
+            )
+        seen.add(service)
+        if service == topology.load_generator:
+            raise ManifestFieldError(
+                ("services", index),
+                f"{service!r} is the load generator, not a service under test",
+                "remove it",
+            )
+        if service not in topology.names:
+            candidates = [n for n in topology.names if n != topology.load_generator]
+            raise ManifestFieldError(
+                ("services", index),
+                f"unknown service {service!r} in {topology.system}",
+                f"use one of: {', '.join(candidates)}",
+            )
+
+
+def _check_faults(faults: list[Any]) -> None:
+    seen: set[FaultType] = set()
+    for index, fault in enumerate(faults):
+        if fault.fault_type in seen:
+            raise ManifestFieldError(
+                ("faults", index, "type"),
+                f"fault type {fault.fault_type.value!r} is listed twice",
+                "merge the two entries; list intensities on one",
+            )
+        seen.add(fault.fault_type)
+
+
+def _check_cells(manifest: Manifest) -> None:
+    seen: set[tuple[str, FaultType, Intensity | None]] = set()
+    for index, cell in enumerate(manifest.cells):
+        loc: tuple[str | int, ...] = ("cells", index)
+        if cell.service not in manifest.services:
+            raise ManifestFieldError(
+                (*loc, "service"),
+                f"{cell.service!r} is not in services",
+                "add it to services or fix the name",
+            )
+        try:
+            fault = manifest.fault(cell.fault)
+        except KeyError:
+            raise ManifestFieldError(
+                (*loc, "fault"), f"{cell.fault.value!r} is not in faults", "add it to faults"
+            ) from None
+        if cell.intensity is not None and cell.intensity not in fault.intensities:
+            raise ManifestFieldError(
+                (*loc, "intensity"),
+                f"{cell.fault.value} is not planned at {cell.intensity.value}",
+                f"use one of: {', '.join(i.value for i in fault.intensities)}",
+            )
+        key = (cell.service, cell.fault, cell.intensity)
+        if key in seen:
+            raise ManifestFieldError(loc, "this cell is listed twice", "keep one entry")
+        seen.add(key)
+
+
+def _check_reachable(manifest: Manifest) -> None:
+    """HTTP faults need an entry-point route to the service; DNS faults need callers."""
+    topology = manifest.topology
+    for index, service in enumerate(manifest.services):
+        for fault in manifest.faults:
+            planned = any(
+                manifest.repetitions_for(service, fault.fault_type, i) for i in fault.intensities
+            )
+            if not planned:
+                continue
+            name = fault.fault_type.value
+            if name.startswith("http_") and not topology.routes_of(service):
+                raise ManifestFieldError(
+                    ("services", index),
+                    f"no {topology.entrypoint} route reaches {service!r}, so {name} cannot hit it",
+                    f"set repetitions: 0 for this cell in cells, or drop {name}",
+                )
+            if name.startswith("dns_") and not (
+                topology.callers(service) and topology.deployment(service).endpoint
+            ):
+                raise ManifestFieldError(
+                    ("services", index),
+                    f"nothing calls {service!r} by name, so {name} cannot break it",
+                    f"set repetitions: 0 for this cell in cells, or drop {name}",
+                )

@@ -1,0 +1,213 @@
+"""``r2act campaign``: check a manifest, list the incidents it plans, render their chaos objects.
+
+Nothing here touches a cluster, so these commands are the safe way to see what a campaign
+would do before ``r2act collect`` does it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+from rich import box
+from rich.table import Table
+
+from r2act.campaigns import load_manifest, plan_incidents, render_chaos
+from r2act.cli.app import app, console, console_err
+from r2act.errors import DataError
+from r2act.schema import FaultType, PlannedIncident, Topology
+
+campaign_app = typer.Typer(
+    name="campaign",
+    help=(
+        "Check a campaign manifest and see what it would inject, without a cluster.\n\n"
+        "Examples:\n\n"
+        "  r2act campaign validate campaigns/smoke.yaml\n\n"
+        "  r2act campaign plan campaigns/r2act-302.yaml --stats\n\n"
+        "  r2act campaign render campaigns/smoke.yaml --out chaos/"
+    ),
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+)
+app.add_typer(campaign_app, name="campaign")
+
+ManifestArg = Annotated[
+    Path, typer.Argument(help="Campaign manifest (YAML), e.g. campaigns/smoke.yaml.")
+]
+
+
+@campaign_app.command()
+def validate(manifest: ManifestArg) -> None:
+    """Check a manifest; on error print [bold]FILE:LINE: field: problem (fix)[/] and exit 2.
+
+    Example: [bold]r2act campaign validate campaigns/smoke.yaml[/]
+    """
+    loaded = load_manifest(manifest)
+    incidents = plan_incidents(loaded)
+    console.print(
+        f"[green]ok[/] {manifest}: campaign [bold]{loaded.name}[/] on {loaded.target.kind} "
+        f"plans {len(incidents)} incidents ({len(loaded.services)} services x "
+        f"{len(loaded.faults)} fault types)",
+        highlight=False,
+    )
+
+
+@campaign_app.command()
+def plan(
+    manifest: ManifestArg,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="One JSON object per line: id, service, fault_type, intensity, ..."
+        ),
+    ] = False,
+    stats: Annotated[
+        bool,
+        typer.Option(
+            "--stats", help="Also score the gold RCA through the fixed RCA-to-action mapper."
+        ),
+    ] = False,
+) -> None:
+    """List the incidents a campaign plans, in collection order, with their stable ids.
+
+    Examples:
+
+      [bold]r2act campaign plan campaigns/r2act-302.yaml[/]  (table + per-cell summary)
+
+      [bold]r2act campaign plan campaigns/r2act-302.yaml --json | wc -l[/]
+    """
+    loaded = load_manifest(manifest)
+    incidents = plan_incidents(loaded)
+    if as_json:
+        for incident in incidents:
+            print(json.dumps(_row(incident)))
+    else:
+        console.print(_incident_table(incidents))
+        console.print(_cell_table(incidents, loaded.services))
+        cells = Counter((i.service, i.fault.type) for i in incidents)
+        by_intensity = Counter(i.fault.intensity.value for i in incidents)
+        console.print(
+            f"{len(incidents)} incidents in {len(cells)} non-empty cells "
+            f"({', '.join(f'{k} {v}' for k, v in sorted(by_intensity.items()))})",
+            highlight=False,
+        )
+    if stats:
+        _print_stats(incidents, loaded.topology, stderr=as_json)
+
+
+@campaign_app.command()
+def render(
+    manifest: ManifestArg,
+    out: Annotated[
+        Path, typer.Option("--out", help="Directory to write <incident id>.yaml files to.")
+    ],
+) -> None:
+    """Write each planned incident's Chaos Mesh object to [bold]OUT/<id>.yaml[/].
+
+    The files are exactly what [bold]r2act collect[/] would create; inspect them or apply one
+    by hand with kubectl. Example: [bold]r2act campaign render campaigns/smoke.yaml --out chaos/[/]
+    """
+    loaded = load_manifest(manifest)
+    incidents = plan_incidents(loaded)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for incident in incidents:
+            obj = render_chaos(incident, loaded.namespace, loaded.topology)
+            (out / f"{incident.id}.yaml").write_text(yaml.safe_dump(obj, sort_keys=False))
+    except OSError as error:
+        raise DataError(
+            f"{out}: cannot write chaos objects: {error} (choose a writable --out)"
+        ) from None
+    console.print(f"wrote {len(incidents)} chaos objects to {out}", highlight=False)
+
+
+def _row(incident: PlannedIncident) -> dict[str, object]:
+    return {
+        "id": incident.id,
+        "service": incident.service,
+        "fault_type": incident.fault.type.value,
+        "intensity": incident.fault.intensity.value,
+        "repetition": incident.repetition,
+    }
+
+
+_HIDDEN = frozenset({"callers", "patterns", "port", "target", "method", "path", "direction"})
+_SHORT = {
+    FaultType.POD_FAILURE: "Pod",
+    FaultType.CPU_SATURATION: "CPU",
+    FaultType.MEMORY_PRESSURE: "Mem",
+    FaultType.NETWORK_DELAY: "Net",
+    FaultType.HTTP_ERROR: "HTTP-E",
+    FaultType.HTTP_ABORT: "HTTP-A",
+    FaultType.DNS_FAULT: "DNS-F",
+    FaultType.DNS_RANDOM: "DNS-R",
+}
+
+
+def _incident_table(incidents: list[PlannedIncident]) -> Table:
+    table = Table(title="Planned incidents (ids: --json)", box=box.SIMPLE_HEAD)
+    for column in ("service", "fault", "intensity", "rep"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("parameters")
+    for incident in incidents:
+        params = incident.fault.parameters
+        shown = " ".join(f"{k}={v}" for k, v in params.items() if k not in _HIDDEN)
+        table.add_row(
+            incident.service,
+            _SHORT[incident.fault.type],
+            incident.fault.intensity.value,
+            f"r{incident.repetition:02d}",
+            shown,
+        )
+    return table
+
+
+def _cell_table(incidents: list[PlannedIncident], services: list[str]) -> Table:
+    cells = Counter((i.service, i.fault.type) for i in incidents)
+    faults = [f for f in FaultType if any(key[1] == f for key in cells)]
+    table = Table(title="Incidents per service x fault cell", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("service", no_wrap=True)
+    for fault in faults:
+        table.add_column(_SHORT[fault], justify="right", no_wrap=True, min_width=len(_SHORT[fault]))
+    table.add_column("total", justify="right", no_wrap=True, min_width=5)
+    for service in services:
+        counts = [cells.get((service, f), 0) for f in faults]
+        name = service.removesuffix("service") or service
+        table.add_row(name, *(str(c) if c else "." for c in counts), str(sum(counts)))
+    return table
+
+
+def _print_stats(incidents: list[PlannedIncident], topology: Topology, *, stderr: bool) -> None:
+    """How many incidents the gold RCA + fixed mapper gets right, overall and per fault type."""
+    try:
+        from r2act.actions import is_valid, label_incident, map_rca
+    except ImportError as error:
+        raise DataError(f"--stats needs r2act.actions ({error}); reinstall r2act") from None
+    valid: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    gold_valid = 0
+    for incident in incidents:
+        labels = label_incident(incident, topology)
+        gold_valid += int(is_valid(labels.gold_plan, labels))
+        plan = map_rca(incident.service, incident.fault.type, labels.action_space, topology)
+        total[incident.fault.type.value] += 1
+        valid[incident.fault.type.value] += int(is_valid(plan, labels))
+    out = console_err if stderr else console
+    table = Table(title="Gold RCA + fixed mapper: recovery validity")
+    for column in ("fault type", "valid", "incidents", "rate"):
+        table.add_column(column, justify="left" if column == "fault type" else "right")
+    for fault in sorted(total):
+        table.add_row(
+            fault, str(valid[fault]), str(total[fault]), f"{valid[fault] / total[fault]:.2f}"
+        )
+    n_valid, n = sum(valid.values()), sum(total.values())
+    out.print(table)
+    out.print(
+        f"gold RCA + mapper valid for {n_valid}/{n} incidents ({n_valid / max(n, 1):.1%}); "
+        f"gold plans valid for {gold_valid}/{n}",
+        highlight=False,
+    )

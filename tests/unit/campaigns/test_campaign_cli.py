@@ -1,0 +1,120 @@
+"""``r2act campaign`` and ``r2act schema`` commands, run in-process through ``main``."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from r2act.campaigns.json_schemas import COMMITTED_DIR, render_schema, schema_documents
+from r2act.cli import main
+from r2act.schema import INCIDENT_ID_PATTERN
+
+REPO = Path(__file__).resolve().parents[3]
+SMOKE = str(REPO / "campaigns" / "smoke.yaml")
+DESIGN = str(REPO / "campaigns" / "r2act-302.yaml")
+
+
+def _run(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    monkeypatch.setattr(sys, "argv", ["r2act", *args])
+    try:
+        main()
+    except SystemExit as exited:
+        return int(exited.code or 0)
+    return 0
+
+
+def test_plan_json_prints_one_object_per_incident(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(monkeypatch, "campaign", "plan", DESIGN, "--json") == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 302
+    assert len({r["id"] for r in rows}) == 302
+    assert set(rows[0]) == {"id", "service", "fault_type", "intensity", "repetition"}
+    assert all(re.fullmatch(INCIDENT_ID_PATTERN, r["id"]) for r in rows)
+
+
+def test_plan_table_summarises_cells(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(monkeypatch, "campaign", "plan", DESIGN) == 0
+    out = capsys.readouterr().out
+    assert "302 incidents in 44 non-empty cells (moderate 129, severe 173)" in out
+
+
+def test_plan_stats_shows_the_mapper_defeated_by_incident_specific_fields(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(monkeypatch, "campaign", "plan", DESIGN, "--json", "--stats") == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 302  # stats go to stderr with --json
+    found = re.search(
+        r"gold RCA \+ mapper valid for (\d+)/302 .*gold plans valid for (\d+)/302",
+        " ".join(captured.err.split()),
+    )
+    assert found, captured.err
+    mapper_valid, gold_valid = int(found.group(1)), int(found.group(2))
+    assert 0.4 * 302 < mapper_valid < 0.75 * 302
+    assert gold_valid == 302
+
+
+def test_validate_reports_the_incident_count(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(monkeypatch, "campaign", "validate", SMOKE) == 0
+    assert "plans 12 incidents" in capsys.readouterr().out
+
+
+def test_render_writes_one_chaos_object_per_incident(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(monkeypatch, "campaign", "render", SMOKE, "--out", str(tmp_path / "out")) == 0
+    files = sorted((tmp_path / "out").glob("*.yaml"))
+    assert len(files) == 12
+    obj = yaml.safe_load(files[0].read_text())
+    assert obj["apiVersion"] == "chaos-mesh.org/v1alpha1"
+    assert obj["metadata"]["annotations"]["r2act.io/incident-id"] == files[0].stem
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["campaign", "--help"],
+        ["campaign", "plan", "--help"],
+        ["schema", "export", "--help"],
+    ],
+)
+def test_help_explains_with_examples(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    assert _run(monkeypatch, *args) == 0
+    out = capsys.readouterr().out
+    assert "Usage" in out
+    if args[0] != "--help":
+        assert "Example" in out
+
+
+def test_schema_export_writes_what_the_models_generate(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    assert _run(monkeypatch, "schema", "export", str(tmp_path)) == 0
+    documents = schema_documents()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"{stem}.schema.json" for stem in documents
+    )
+    for stem, document in documents.items():
+        assert json.loads((tmp_path / f"{stem}.schema.json").read_text()) == document
+
+
+@pytest.mark.parametrize("stem", sorted(schema_documents()))
+def test_committed_schema_equals_the_generated_one(stem: str) -> None:
+    committed = COMMITTED_DIR / f"{stem}.schema.json"
+    assert committed.read_text(encoding="utf-8") == render_schema(schema_documents()[stem]), (
+        f"{committed} is stale; run: r2act schema export src/r2act/schema/json"
+    )

@@ -1,0 +1,245 @@
+"""The planner: the paper's 302-incident design, stable ids and seeds, resolved parameters."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from r2act.campaigns import Manifest, load_manifest, plan_incidents
+from r2act.schema import INCIDENT_ID_PATTERN, FaultType, Intensity
+
+REPO = Path(__file__).resolve().parents[3]
+PAPER_CELLS = {  # paper Fig. 6c: CPU DNS-F DNS-R HTTP-A HTTP-E Memory Network Pod
+    "cartservice": [5, 8, 8, 8, 8, 5, 3, 5],
+    "checkoutservice": [5, 8, 8, 8, 8, 5, 5, 5],
+    "frontend": [5, 8, 8, 0, 8, 5, 5, 5],
+    "paymentservice": [8, 8, 8, 7, 8, 8, 0, 8],
+    "productcatalogservice": [8, 8, 8, 8, 8, 6, 0, 8],
+    "recommendationservice": [5, 8, 8, 8, 8, 5, 0, 5],
+}
+PAPER_COLUMNS = [
+    FaultType.CPU_SATURATION,
+    FaultType.DNS_FAULT,
+    FaultType.DNS_RANDOM,
+    FaultType.HTTP_ABORT,
+    FaultType.HTTP_ERROR,
+    FaultType.MEMORY_PRESSURE,
+    FaultType.NETWORK_DELAY,
+    FaultType.POD_FAILURE,
+]
+
+
+@pytest.fixture(scope="module")
+def design() -> Manifest:
+    return load_manifest(REPO / "campaigns" / "r2act-302.yaml")
+
+
+def test_r2act_302_reproduces_the_paper_heatmap(design: Manifest) -> None:
+    incidents = plan_incidents(design)
+    assert len(incidents) == 302
+    assert len({i.id for i in incidents}) == 302
+    cells = Counter((i.service, i.fault.type) for i in incidents)
+    assert len(cells) == 44
+    assert set(cells.values()) <= set(range(3, 9))
+    for service, row in PAPER_CELLS.items():
+        for fault, count in zip(PAPER_COLUMNS, row, strict=True):
+            assert cells.get((service, fault), 0) == count, (service, fault)
+    intensities = Counter(i.fault.intensity for i in incidents)
+    assert intensities == {Intensity.MODERATE: 129, Intensity.SEVERE: 173}
+
+
+def test_r2act_302_uses_the_paper_phases(design: Manifest) -> None:
+    assert (design.phases.pre_s, design.phases.during_s, design.phases.post_s) == (300, 120, 120)
+    assert all(i.fault.duration_s == 120 for i in plan_incidents(design))
+
+
+def test_plans_are_identical_across_loads(design: Manifest) -> None:
+    again = load_manifest(REPO / "campaigns" / "r2act-302.yaml")
+    assert [i.model_dump() for i in plan_incidents(design)] == [
+        i.model_dump() for i in plan_incidents(again)
+    ]
+
+
+def test_repetitions_count_per_service_fault_intensity(design: Manifest) -> None:
+    incidents = plan_incidents(design)
+    per_group: dict[tuple[str, FaultType, Intensity], list[int]] = {}
+    for incident in incidents:
+        key = (incident.service, incident.fault.type, incident.fault.intensity)
+        per_group.setdefault(key, []).append(incident.repetition)
+    for repetitions in per_group.values():
+        assert repetitions == list(range(1, len(repetitions) + 1))
+
+
+def test_smoke_covers_every_fault_type_in_about_twelve_incidents() -> None:
+    incidents = plan_incidents(load_manifest(REPO / "campaigns" / "smoke.yaml"))
+    assert 10 <= len(incidents) <= 14
+    assert {i.fault.type for i in incidents} == set(FaultType)
+
+
+def test_http_route_cycles_through_the_routes_reaching_the_service(design: Manifest) -> None:
+    topology = design.topology
+    frontend = [
+        i
+        for i in plan_incidents(design)
+        if i.service == "frontend" and i.fault.type == FaultType.HTTP_ERROR
+    ]
+    routes = topology.routes_of("frontend")
+    for incident in frontend:
+        route = routes[(incident.repetition - 1) % len(routes)]
+        params = incident.fault.parameters
+        assert (params["method"], params["path"], params["port"]) == (
+            route.method,
+            route.path,
+            8080,
+        )
+        assert params["scope"] == route.scope
+        assert params["path"] != "*"
+
+
+def test_memory_size_cycles_by_repetition(design: Manifest) -> None:
+    severe = [
+        i.fault.parameters["size"]
+        for i in plan_incidents(design)
+        if i.service == "paymentservice"
+        and i.fault.type == FaultType.MEMORY_PRESSURE
+        and i.fault.intensity == Intensity.SEVERE
+    ]
+    assert severe == ["160MB", "256MB", "384MB", "160MB", "256MB"]
+
+
+def test_dns_parameters_name_the_service_and_its_callers(design: Manifest) -> None:
+    incident = next(
+        i
+        for i in plan_incidents(design)
+        if i.service == "cartservice" and i.fault.type == FaultType.DNS_RANDOM
+    )
+    params = incident.fault.parameters
+    assert params["patterns"] == ["cartservice", "cartservice.*"]
+    assert params["dependency"] == "cartservice:7070"
+    assert params["action"] == "random"
+    assert set(params["callers"]) == {"frontend", "checkoutservice"}  # type: ignore[arg-type]
+
+
+def test_parameter_overrides_apply_to_their_intensity_only(tmp_path: Path) -> None:
+    manifest = _manifest(
+        ["cartservice"],
+        [{"type": "cpu_saturation", "parameters": {"severe": {"load": 90}}}],
+        1,
+    )
+    params = {i.fault.intensity: i.fault.parameters for i in plan_incidents(manifest)}
+    assert params[Intensity.SEVERE] == {"workers": 2, "load": 90}
+    assert params[Intensity.MODERATE] == {"workers": 1, "load": 80}
+
+
+def test_kubernetes_target_substitutes_its_namespace_in_queries() -> None:
+    manifest = Manifest.model_validate(
+        {
+            "name": "k",
+            "system": "onlineboutique",
+            "target": {"kind": "kubernetes", "context": "kind-r2act", "namespace": "shop"},
+            "services": ["cartservice"],
+            "faults": [{"type": "pod_failure"}],
+        }
+    )
+    assert manifest.namespace == "shop"
+    queries = manifest.metrics.queries
+    assert "kube_pod_container_status_restarts_total" in " ".join(queries.values())
+    assert all('namespace="shop"' in q and "$namespace" not in q for q in queries.values())
+
+
+# --- properties ------------------------------------------------------------------------------
+
+SERVICES = [
+    "frontend",
+    "cartservice",
+    "checkoutservice",
+    "paymentservice",
+    "productcatalogservice",
+    "recommendationservice",
+    "currencyservice",
+]
+
+
+def _manifest(
+    services: list[str], faults: list[dict[str, object]], reps: int, **extra: object
+) -> Manifest:
+    return Manifest.model_validate(
+        {
+            "name": "prop",
+            "system": "onlineboutique",
+            "target": {"kind": "sim"},
+            "services": services,
+            "faults": faults,
+            "repetitions": reps,
+            **extra,
+        }
+    )
+
+
+@st.composite
+def manifests(draw: st.DrawFn) -> Manifest:
+    services = draw(st.lists(st.sampled_from(SERVICES), min_size=1, max_size=4, unique=True))
+    types = draw(st.lists(st.sampled_from(list(FaultType)), min_size=1, max_size=4, unique=True))
+    faults: list[dict[str, object]] = []
+    for fault_type in types:
+        levels = draw(st.sampled_from([["moderate"], ["severe"], ["moderate", "severe"]]))
+        faults.append({"type": fault_type.value, "intensities": levels})
+    cells = []
+    for service in services:
+        for fault in faults:
+            if draw(st.booleans()):
+                cells.append(
+                    {
+                        "service": service,
+                        "fault": fault["type"],
+                        "repetitions": draw(st.integers(0, 3)),
+                    }
+                )
+    return _manifest(
+        services, faults, draw(st.integers(1, 3)), cells=cells, seed=draw(st.integers(0, 2**31))
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(manifests())
+def test_planner_ids_are_unique_well_formed_and_counted(manifest: Manifest) -> None:
+    incidents = plan_incidents(manifest)
+    ids = [i.id for i in incidents]
+    assert len(ids) == len(set(ids))
+    assert all(re.fullmatch(INCIDENT_ID_PATTERN, i) for i in ids)
+    expected = sum(
+        manifest.repetitions_for(service, fault.fault_type, intensity)
+        for service in manifest.services
+        for fault in manifest.faults
+        for intensity in fault.intensities
+    )
+    assert len(incidents) == expected
+    assert [i.model_dump() for i in plan_incidents(manifest)] == [i.model_dump() for i in incidents]
+
+
+@settings(max_examples=40, deadline=None)
+@given(manifests(), st.sampled_from(SERVICES))
+def test_ids_and_seeds_do_not_depend_on_the_rest_of_the_manifest(
+    manifest: Manifest, extra: str
+) -> None:
+    """Adding a service to a campaign must not renumber or reseed the incidents it had."""
+    before = {i.id: i.seed for i in plan_incidents(manifest)}
+    services = list(dict.fromkeys([extra, *manifest.services]))
+    grown = manifest.model_copy(update={"services": services})
+    after = {i.id: i.seed for i in plan_incidents(grown)}
+    assert before.items() <= after.items()
+
+
+@settings(max_examples=30, deadline=None)
+@given(manifests(), st.integers(0, 2**31))
+def test_campaign_seed_changes_incident_seeds_not_ids(manifest: Manifest, seed: int) -> None:
+    reseeded = manifest.model_copy(update={"seed": seed})
+    a, b = plan_incidents(manifest), plan_incidents(reseeded)
+    assert [i.id for i in a] == [i.id for i in b]
+    if seed != manifest.seed and a:
+        assert [i.seed for i in a] != [i.seed for i in b]
