@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Delete the kind cluster made by up.sh, and with it everything r2act installed there.
+#
+# Usage: deploy/kind/down.sh
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=SCRIPTDIR/../versions.env
+. "$(dirname "$here")/versions.env"
+
+command -v kind >/dev/null 2>&1 || {
+  echo "error: kind is required (https://kind.sigs.k8s.io/)" >&2
+  exit 1
+}
+
+if ! kind get clusters 2>/dev/null | grep -qx "$KIND_CLUSTER_NAME"; then
+  echo "no kind cluster named ${KIND_CLUSTER_NAME}; nothing to do"
+  exit 0
+fi
+
+echo "[1/1] deleting kind cluster ${KIND_CLUSTER_NAME} (Online Boutique, Chaos Mesh, Prometheus)"
+kind delete cluster --name "$KIND_CLUSTER_NAME"
+echo "done; recreate it with: deploy/kind/up.sh"

@@ -1,0 +1,750 @@
+"""The real-cluster adapter: Online Boutique, Chaos Mesh and Prometheus on Kubernetes.
+
+``KubeCluster`` implements the Cluster port on top of ``kube_api.KubeApi`` (the edge: raw
+JSON, translated errors, retries, named permissions - the only module that imports
+``kubernetes``), ``kube_parse`` (what the JSON means) and ``prometheus`` (PromQL).
+
+Safety, in this order, before any request that writes: the context in use must be the
+one the campaign names, the namespace must carry ``r2act.io/chaos-allowed=true``, and
+every object and selector must stay inside that namespace. Deletion of a chaos object is
+never forced: a finalizer that does not clear is reported with the object's state,
+because forcing it skips Chaos Mesh's recovery and can leave faults behind.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from r2act.cluster.base import (
+    INCIDENT_LABEL,
+    MANAGED_BY,
+    MANAGED_BY_LABEL,
+    OPT_IN_LABEL,
+    ChaosObject,
+    Clock,
+    Cluster,
+)
+from r2act.cluster.kube_api import (
+    JSON_PATCH,
+    REQUIRED_PERMISSIONS,
+    STRATEGIC_MERGE,
+    KubeApi,
+    Permission,
+    client_for_context,
+)
+from r2act.cluster.kube_parse import (
+    CHAOS_GROUP,
+    CHAOS_PLURALS,
+    CHAOS_VERSION,
+    RESTARTED_AT,
+    Json,
+    chaos_ref,
+    chaos_status,
+    deployment_state,
+    dns_names,
+    format_time,
+    http_scope,
+    kube_event,
+    pod_state,
+    rollback_source,
+    same_template,
+    split_log_line,
+    strip_server_fields,
+    stuck_deletion_detail,
+)
+from r2act.cluster.kube_retry import RetryPolicy
+from r2act.cluster.prometheus import PrometheusMetrics
+from r2act.errors import (
+    NotFoundError,
+    PermanentClusterError,
+    R2actError,
+    SafetyError,
+)
+from r2act.schema import (
+    Change,
+    ChaosRef,
+    ChaosStatus,
+    ClusterState,
+    HealthReport,
+    IncreaseMemoryLimit,
+    KubeEvent,
+    LogLine,
+    MetricSeries,
+    NoAction,
+    PlanEffect,
+    PreflightReport,
+    RecoveryPlan,
+    RepairDependency,
+    RestartService,
+    RollbackConfig,
+    RollbackDeployment,
+    ScaleOut,
+    TimeWindow,
+    Topology,
+)
+from r2act.systems.onlineboutique import ONLINE_BOUTIQUE
+
+__all__ = ["REQUIRED_PERMISSIONS", "KubeCluster", "Permission", "WallClock", "connect_kubernetes"]
+
+
+class WallClock:
+    """Real time, for a real cluster."""
+
+    def now(self) -> float:
+        """Seconds since the epoch."""
+        return time.time()
+
+    def sleep(self, seconds: float) -> None:
+        """Block for ``seconds``."""
+        time.sleep(max(0.0, seconds))
+
+
+class KubeCluster:
+    """A Kubernetes namespace running Online Boutique, Chaos Mesh and Prometheus."""
+
+    def __init__(
+        self,
+        api_client: Any,
+        *,
+        namespace: str,
+        context: str,
+        expected_context: str,
+        metrics: PrometheusMetrics | None = None,
+        topology: Topology = ONLINE_BOUTIQUE,
+        clock: Clock | None = None,
+        retry: RetryPolicy | None = None,
+        request_timeout_s: float = 30.0,
+        poll_interval_s: float = 1.0,
+        plan_removal_timeout_s: float = 60.0,
+        error_rate_threshold: float = 0.0,
+    ) -> None:
+        """Wrap a configured ``kubernetes.client.ApiClient``.
+
+        ``context`` is the kubeconfig context the client was built from; writes are refused
+        unless it equals ``expected_context`` (the campaign's). Use ``from_target`` to build
+        one from a campaign target and the user's kubeconfig.
+        """
+        self._api = KubeApi(
+            api_client,
+            namespace=namespace,
+            context=context,
+            retry=retry or RetryPolicy(),
+            request_timeout_s=request_timeout_s,
+        )
+        self._namespace = namespace
+        self._context = context
+        self._expected_context = expected_context
+        self._metrics = metrics
+        self._topology = topology
+        self._clock: Clock = clock or WallClock()
+        self._poll = poll_interval_s
+        self._plan_removal_timeout = plan_removal_timeout_s
+        self._error_rate_threshold = error_rate_threshold
+
+    @classmethod
+    def from_target(
+        cls,
+        target: Any,
+        *,
+        kubeconfig: str | Path | None = None,
+        prometheus_url: str | None = None,
+        **options: Any,
+    ) -> KubeCluster:
+        """Connect to a campaign's ``{kind: kubernetes, context, namespace}`` target.
+
+        The kubeconfig (``$KUBECONFIG`` or ``~/.kube/config`` unless given) must contain the
+        named context; it is selected explicitly, so the user's *current* context never
+        decides where r2act acts. Prometheus is ``prometheus_url``, else
+        ``$R2ACT_PROMETHEUS_URL``, else the target's ``prometheus_url`` if it has one, else
+        ``http://127.0.0.1:9090`` (where deploy/kind exposes it).
+        """
+        context = str(target.context)
+        namespace = str(target.namespace)
+        api_client = client_for_context(context, kubeconfig)
+        url = (
+            prometheus_url
+            or os.environ.get("R2ACT_PROMETHEUS_URL")
+            or getattr(target, "prometheus_url", None)
+            or "http://127.0.0.1:9090"
+        )
+        retry = options.get("retry")
+        return cls(
+            api_client,
+            namespace=namespace,
+            context=context,
+            expected_context=context,
+            metrics=PrometheusMetrics(str(url), retry=retry),
+            **options,
+        )
+
+    # -- the Cluster protocol: identity ---------------------------------------------------
+
+    @property
+    def clock(self) -> Clock:
+        """Wall-clock time."""
+        return self._clock
+
+    @property
+    def namespace(self) -> str:
+        """The one namespace r2act acts in."""
+        return self._namespace
+
+    @property
+    def fingerprint(self) -> str:
+        """``kubernetes:<context>/<namespace>``."""
+        return f"kubernetes:{self._context}/{self._namespace}"
+
+    def close(self) -> None:
+        """Release connection pools."""
+        self._api.close()
+        if self._metrics is not None:
+            self._metrics.close()
+
+    # -- safety ----------------------------------------------------------------------------
+
+    def ensure_writable(self) -> None:
+        """Refuse (SafetyError) unless context and namespace opt-in are what the campaign says.
+
+        Called before every write, not cached: a namespace can lose its label mid-campaign.
+        """
+        if self._context != self._expected_context:
+            raise SafetyError(
+                f"kubeconfig context {self._context!r} is not the campaign's "
+                f"{self._expected_context!r}; r2act refuses to write (fix target.context or "
+                "select that context)"
+            )
+        try:
+            namespace = self._api.read_namespace()
+        except NotFoundError as exc:
+            raise SafetyError(
+                f"namespace {self._namespace!r} does not exist on context {self._context!r}; "
+                "r2act refuses to act (create it with deploy/kind/up.sh)"
+            ) from exc
+        labels = (namespace.get("metadata") or {}).get("labels") or {}
+        if labels.get(OPT_IN_LABEL) != "true":
+            raise SafetyError(
+                f"namespace {self._namespace!r} lacks the label {OPT_IN_LABEL}=true; r2act "
+                "refuses to inject or change anything there (opt in with: kubectl label "
+                f"namespace {self._namespace} {OPT_IN_LABEL}=true)"
+            )
+
+    def _check_chaos(self, chaos: ChaosObject) -> tuple[str, str, dict[str, Any]]:
+        """Kind's plural, name and the body to send; refuses anything outside the namespace."""
+        kind = str(chaos.get("kind", ""))
+        plural = CHAOS_PLURALS.get(kind)
+        if plural is None:
+            raise PermanentClusterError(
+                f"chaos kind {kind!r} is not one r2act injects ({', '.join(CHAOS_PLURALS)})"
+            )
+        if chaos.get("apiVersion") != f"{CHAOS_GROUP}/{CHAOS_VERSION}":
+            raise PermanentClusterError(
+                f"chaos object apiVersion {chaos.get('apiVersion')!r} is not "
+                f"{CHAOS_GROUP}/{CHAOS_VERSION}"
+            )
+        body = json.loads(json.dumps(dict(chaos)))
+        meta = body.setdefault("metadata", {})
+        name = str(meta.get("name") or "")
+        if not name:
+            raise PermanentClusterError("chaos object has no metadata.name")
+        if meta.get("namespace", self._namespace) != self._namespace:
+            raise SafetyError(
+                f"chaos object {kind}/{name} targets namespace {meta.get('namespace')!r}; r2act "
+                f"only acts in {self._namespace!r}"
+            )
+        selector = (body.get("spec") or {}).get("selector") or {}
+        outside = [ns for ns in selector.get("namespaces") or [] if ns != self._namespace]
+        if outside:
+            raise SafetyError(
+                f"chaos object {kind}/{name} selects pods in {outside}; r2act only acts in "
+                f"{self._namespace!r}"
+            )
+        meta["namespace"] = self._namespace
+        meta.setdefault("labels", {})[MANAGED_BY_LABEL] = MANAGED_BY
+        return plural, name, body
+
+    def _check_ref(self, ref: ChaosRef) -> str:
+        if ref.namespace != self._namespace:
+            raise SafetyError(
+                f"{ref.kind}/{ref.name} is in namespace {ref.namespace!r}; r2act only acts in "
+                f"{self._namespace!r}"
+            )
+        plural = CHAOS_PLURALS.get(ref.kind)
+        if plural is None:
+            raise PermanentClusterError(f"chaos kind {ref.kind!r} is not one r2act injects")
+        return plural
+
+    # -- chaos objects ---------------------------------------------------------------------
+
+    def inject(self, chaos: ChaosObject) -> ChaosRef:
+        """Create the Chaos Mesh object (labelled managed-by r2act); ConflictError if it exists.
+
+        A create whose answer was lost but that reached the server counts as created when
+        the object found there is the one sent (same spec and labels).
+        """
+        plural, name, body = self._check_chaos(chaos)
+        self.ensure_writable()
+
+        def is_ours(existing: dict[str, Any]) -> bool:
+            labels = (existing.get("metadata") or {}).get("labels") or {}
+            same_spec = bool(strip_server_fields(existing)["spec"] == body.get("spec"))
+            return same_spec and labels == body["metadata"]["labels"]
+
+        created = self._api.create_chaos(plural, name, body, is_ours)
+        return chaos_ref(created if created.get("metadata") else body, INCIDENT_LABEL)
+
+    def chaos_status(self, ref: ChaosRef) -> ChaosStatus:
+        """The object's status; ``exists=False`` once it is gone."""
+        plural = self._check_ref(ref)
+        try:
+            obj = self._api.get_chaos(plural, ref.name)
+        except NotFoundError:
+            return ChaosStatus(kind=ref.kind, name=ref.name, exists=False)
+        return chaos_status(obj)
+
+    def injection_confirmed(self, ref: ChaosRef) -> bool:
+        """Selected, AllInjected, every record Injected and every recorded pod still there.
+
+        Chaos Mesh keeps records of deleted pods as Injected while the experiment runs, so
+        the status alone over-reports; the pods must still exist.
+        """
+        status = self.chaos_status(ref)
+        return status.exists and status.injected(self.pod_names())
+
+    def remove(self, ref: ChaosRef, timeout_s: float = 60.0) -> None:
+        """Delete the object and wait (bounded) until its finalizer lets it go; never force.
+
+        Raises PermanentClusterError with the object's finalizers, phase and the records
+        still injected when it outlives ``timeout_s``.
+        """
+        plural = self._check_ref(ref)
+        self.ensure_writable()
+        try:
+            self._api.delete_chaos(plural, ref.name)
+        except NotFoundError:
+            return
+        deadline = self._clock.now() + timeout_s
+        while True:
+            try:
+                obj = self._api.get_chaos(plural, ref.name)
+            except NotFoundError:
+                return
+            if self._clock.now() >= deadline:
+                raise PermanentClusterError(
+                    f"{ref.kind}/{ref.name} still exists {timeout_s:g}s after deletion; r2act "
+                    "does not force it (that skips Chaos Mesh's recovery and can leave tc "
+                    "rules, stress processes or a patched resolv.conf behind). State: "
+                    f"{stuck_deletion_detail(obj)}. Inspect: kubectl -n {self._namespace} "
+                    f"describe {plural} {ref.name}"
+                )
+            self._clock.sleep(self._poll)
+
+    def leftovers(self) -> list[ChaosRef]:
+        """Every chaos object labelled managed-by r2act in the namespace, of every kind."""
+        found: list[ChaosRef] = []
+        selector = f"{MANAGED_BY_LABEL}={MANAGED_BY}"
+        for plural in CHAOS_PLURALS.values():
+            for obj in self._list_chaos(plural, selector):
+                found.append(chaos_ref(obj, INCIDENT_LABEL))
+        return found
+
+    def _list_chaos(self, plural: str, selector: str) -> list[dict[str, Any]]:
+        try:
+            items = self._api.list_chaos(plural, selector)
+        except NotFoundError as exc:
+            raise PermanentClusterError(
+                f"Chaos Mesh does not serve {plural}.{CHAOS_GROUP}/{CHAOS_VERSION}; install it "
+                "(deploy/kind/up.sh)"
+            ) from exc
+        # Never trust a server-side selector for what r2act may delete.
+        return [
+            obj
+            for obj in items
+            if ((obj.get("metadata") or {}).get("labels") or {}).get(MANAGED_BY_LABEL) == MANAGED_BY
+        ]
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def pod_names(self) -> set[str]:
+        """Pods that exist and are not being deleted."""
+        return {
+            str(p["metadata"]["name"])
+            for p in self._api.pods()
+            if not (p.get("metadata") or {}).get("deletionTimestamp")
+        }
+
+    def state(self) -> ClusterState:
+        """Deployments and pods now."""
+        ts = self._clock.now()
+        return ClusterState(
+            ts=ts,
+            namespace=self._namespace,
+            deployments=[deployment_state(d) for d in self._api.deployments()],
+            pods=[pod_state(p) for p in self._api.pods()],
+        )
+
+    def _read_log(
+        self, pod: str, container: str, since_s: int, previous: bool
+    ) -> list[tuple[float, str]]:
+        try:
+            data = self._api.pod_log(pod, container, since_s, previous)
+        except PermanentClusterError:  # 403 is a SafetyError and propagates
+            return []  # pod gone, container not started yet, no previous instance
+        lines = []
+        for raw in data.decode("utf-8", "replace").splitlines():
+            parsed = split_log_line(raw)
+            if parsed is not None:
+                lines.append(parsed)
+        return lines
+
+    def logs(self, window: TimeWindow) -> Iterator[Sequence[LogLine]]:
+        """Each container's lines in the window, one batch per container.
+
+        Asks the kubelet for timestamps and only the recent past (``since_seconds``), and
+        also for the previous instance of a container that restarted, since a crash or
+        OOM kill is exactly what the window is about. Pods already deleted are gone.
+        """
+        since = max(1, math.ceil(self._clock.now() - window.start) + 1)
+        for pod in self._api.pods():
+            meta = pod.get("metadata") or {}
+            name = str(meta.get("name", ""))
+            service = str((meta.get("labels") or {}).get("app", ""))
+            statuses = {
+                s.get("name"): s for s in (pod.get("status") or {}).get("containerStatuses") or []
+            }
+            for container in (pod.get("spec") or {}).get("containers") or []:
+                cname = str(container.get("name", ""))
+                status = statuses.get(cname) or {}
+                restarted = bool((status.get("lastState") or {}).get("terminated")) or bool(
+                    status.get("restartCount")
+                )
+                found: list[tuple[float, str]] = []
+                if restarted:
+                    found.extend(self._read_log(name, cname, since, previous=True))
+                found.extend(self._read_log(name, cname, since, previous=False))
+                batch = [
+                    LogLine(ts, name, cname, service, line)
+                    for ts, line in sorted(found, key=lambda x: x[0])
+                    if window.start <= ts <= window.end
+                ]
+                if batch:
+                    yield batch
+
+    def events(self, window: TimeWindow) -> list[KubeEvent]:
+        """core/v1 events of the namespace last seen within the window, oldest first."""
+        parsed = [e for e in (kube_event(i) for i in self._api.events()) if e is not None]
+        return sorted((e for e in parsed if window.start <= e.ts <= window.end), key=lambda e: e.ts)
+
+    def metrics(
+        self, window: TimeWindow, queries: Mapping[str, str], step_s: float
+    ) -> Iterator[MetricSeries]:
+        """Range-query each named PromQL query over the window at the campaign's step."""
+        if not queries:
+            return iter(())
+        if self._metrics is None:
+            raise PermanentClusterError("no Prometheus configured for this cluster")
+        return self._metrics.query_range(window, queries, step_s)
+
+    def _probe(self, path: str) -> bool:
+        """GET a path of the entry point through the API server's service proxy."""
+        entry = self._topology.deployment(self._topology.entrypoint)
+        port = entry.service_port or self._topology.entrypoint_port
+        try:
+            self._api.proxy_get(f"{entry.name}:{port}", path)
+        except SafetyError:
+            raise
+        except R2actError:
+            return False
+        return True
+
+    def _probe_paths(self) -> list[str]:
+        """GET routes of one path segment: safe to call, reachable through the proxy."""
+        return [
+            r.path
+            for r in self._topology.routes
+            if r.method == "GET" and "*" not in r.path and r.path.count("/") <= 1
+        ]
+
+    def health(self) -> HealthReport:
+        """Deployments available, the health endpoint answering, and user pages answering."""
+        ts = self._clock.now()
+        unavailable = sorted(
+            d.name
+            for d in map(deployment_state, self._api.deployments())
+            if d.available_replicas < d.replicas
+        )
+        healthz = self._probe(self._topology.health_path)
+        pages = self._probe_paths()
+        failures = [p for p in pages if not self._probe(p)]
+        error_rate = len(failures) / len(pages) if pages else 0.0
+        frontend_ok = healthz and not failures
+        detail = []
+        if not healthz:
+            detail.append(f"{self._topology.health_path} failed")
+        if failures:
+            detail.append(f"pages failing: {', '.join(failures)}")
+        if unavailable:
+            detail.append(f"unavailable: {', '.join(unavailable)}")
+        return HealthReport(
+            ts=ts,
+            healthy=healthz and not unavailable and error_rate <= self._error_rate_threshold,
+            frontend_ok=frontend_ok,
+            unavailable=unavailable,
+            error_rate=error_rate,
+            detail="; ".join(detail),
+        )
+
+    def preflight(self, metric_queries: Mapping[str, str]) -> PreflightReport:
+        """Opt-in and context first (SafetyError), then readiness, health, leftovers, metrics."""
+        self.ensure_writable()
+        deployments = [deployment_state(d) for d in self._api.deployments()]
+        not_ready = sorted(d.name for d in deployments if d.available_replicas < d.replicas)
+        metrics_ok = (
+            self._metrics.reachable(metric_queries)
+            if self._metrics is not None
+            else not metric_queries
+        )
+        return PreflightReport(
+            deployments_ready=not not_ready and bool(deployments),
+            not_ready=not_ready,
+            frontend_healthy=self._probe(self._topology.health_path),
+            leftovers=self.leftovers(),
+            metrics_reachable=metrics_ok,
+        )
+
+    # -- plans -----------------------------------------------------------------------------
+
+    def _main_container(self, deployment: Json) -> str:
+        name = str((deployment.get("metadata") or {}).get("name", ""))
+        containers = (((deployment.get("spec") or {}).get("template") or {}).get("spec") or {}).get(
+            "containers"
+        ) or []
+        names = [str(c.get("name")) for c in containers]
+        try:
+            wanted = self._topology.deployment(name).main.name
+        except KeyError:
+            wanted = names[0] if names else ""
+        if wanted not in names:
+            raise PermanentClusterError(f"deployment {name} has no container {wanted!r}")
+        return wanted
+
+    @staticmethod
+    def _memory_patch(container: str, memory: str | None) -> dict[str, Any]:
+        limits = {"memory": memory}  # None deletes the key under strategic merge
+        return {
+            "spec": {
+                "template": {
+                    "spec": {"containers": [{"name": container, "resources": {"limits": limits}}]}
+                }
+            }
+        }
+
+    def _restart(self, target: str) -> PlanEffect:
+        deployment = self._api.deployment(target)
+        template_meta = ((deployment.get("spec") or {}).get("template") or {}).get("metadata")
+        before = ((template_meta or {}).get("annotations") or {}).get(RESTARTED_AT)
+        stamp = format_time(self._clock.now())
+        patch = {"spec": {"template": {"metadata": {"annotations": {RESTARTED_AT: stamp}}}}}
+        self._api.patch_deployment(target, patch, STRATEGIC_MERGE, "restart")
+        return PlanEffect(
+            operation="restart_service",
+            changes=[Change(kind="restart", deployment=target, before=before, after=stamp)],
+        )
+
+    def _scale(self, target: str, replicas: int) -> PlanEffect:
+        scale = self._api.scale(target)
+        before = int((scale.get("spec") or {}).get("replicas") or 0)
+        self._api.patch_scale(target, replicas)
+        return PlanEffect(
+            operation="scale_out",
+            changes=[Change(kind="replicas", deployment=target, before=before, after=replicas)],
+        )
+
+    def _memory(self, target: str, limit: str) -> PlanEffect:
+        deployment = self._api.deployment(target)
+        container = self._main_container(deployment)
+        containers = deployment["spec"]["template"]["spec"]["containers"]
+        current = next(c for c in containers if c.get("name") == container)
+        before = ((current.get("resources") or {}).get("limits") or {}).get("memory")
+        self._api.patch_deployment(
+            target, self._memory_patch(container, limit), STRATEGIC_MERGE, "raise memory limit of"
+        )
+        return PlanEffect(
+            operation="increase_memory_limit",
+            changes=[
+                Change(
+                    kind="memory_limit",
+                    deployment=target,
+                    before={"container": container, "memory": before},
+                    after={"container": container, "memory": limit},
+                )
+            ],
+        )
+
+    def _rollback(self, target: str) -> PlanEffect:
+        deployment = self._api.deployment(target)
+        spec = deployment.get("spec") or {}
+        if spec.get("paused"):
+            raise PermanentClusterError(f"deployment {target} is paused; resume it to roll back")
+        match_labels = (spec.get("selector") or {}).get("matchLabels") or {}
+        selector = ",".join(f"{k}={v}" for k, v in sorted(match_labels.items()))
+        replicasets = self._api.replicasets(selector)
+        source = rollback_source(deployment, replicasets)
+        if source is None:
+            raise PermanentClusterError(
+                f"deployment {target} has no earlier revision to roll back to"
+            )
+        _revision, template, annotations = source
+        current_template = spec.get("template") or {}
+        if same_template(current_template, template):
+            return PlanEffect(operation="rollback_deployment", changes=[])
+        before_annotations = (deployment.get("metadata") or {}).get("annotations") or {}
+        self._api.patch_deployment(
+            target, self._template_patch(template, annotations), JSON_PATCH, "roll back"
+        )
+        return PlanEffect(
+            operation="rollback_deployment",
+            changes=[
+                Change(
+                    kind="template",
+                    deployment=target,
+                    before={"template": current_template, "annotations": before_annotations},
+                    after={"template": template, "annotations": annotations},
+                )
+            ],
+        )
+
+    @staticmethod
+    def _template_patch(template: Any, annotations: Any) -> list[dict[str, Any]]:
+        """kubectl's rollback: replace the pod template and the deployment's annotations."""
+        return [
+            {"op": "replace", "path": "/spec/template", "value": template},
+            {"op": "replace", "path": "/metadata/annotations", "value": annotations},
+        ]
+
+    def _remove_matching(
+        self, operation: str, plural: str, matches: Callable[[dict[str, Any]], bool]
+    ) -> PlanEffect:
+        """Delete the injected rule a plan names; nothing matches -> nothing changes."""
+        changes = []
+        for obj in self._list_chaos(plural, f"{MANAGED_BY_LABEL}={MANAGED_BY}"):
+            if not matches(obj):
+                continue
+            ref = chaos_ref(obj, INCIDENT_LABEL)
+            self.remove(ref, timeout_s=self._plan_removal_timeout)
+            changes.append(Change(kind="chaos_removed", before=strip_server_fields(obj)))
+        return PlanEffect(operation=operation, changes=changes)
+
+    def _dependency_matches(self, dependency: str) -> Callable[[dict[str, Any]], bool]:
+        name = dependency.split(":", 1)[0]
+        try:
+            endpoint = self._topology.deployment(name).endpoint
+        except KeyError:
+            endpoint = None
+        ok_port = endpoint is None or endpoint == dependency
+        return lambda obj: ok_port and name in dns_names(obj)
+
+    def apply_plan(self, plan: RecoveryPlan) -> PlanEffect:
+        """Execute a typed plan in the namespace; the effect records what to undo."""
+        if isinstance(plan, NoAction):
+            return PlanEffect(operation="no_action", changes=[])
+        self.ensure_writable()
+        if isinstance(plan, RestartService):
+            return self._restart(plan.target)
+        if isinstance(plan, ScaleOut):
+            return self._scale(plan.target, plan.replicas)
+        if isinstance(plan, IncreaseMemoryLimit):
+            return self._memory(plan.target, plan.memory_limit)
+        if isinstance(plan, RollbackDeployment):
+            return self._rollback(plan.target)
+        if isinstance(plan, RollbackConfig):
+            scope = plan.scope
+            return self._remove_matching(
+                "rollback_config", CHAOS_PLURALS["HTTPChaos"], lambda o: http_scope(o) == scope
+            )
+        if isinstance(plan, RepairDependency):
+            return self._remove_matching(
+                "repair_dependency",
+                CHAOS_PLURALS["DNSChaos"],
+                self._dependency_matches(plan.dependency),
+            )
+        raise PermanentClusterError(
+            f"unknown plan operation {plan.operation!r}"
+        )  # pragma: no cover
+
+    def undo(self, effect: PlanEffect) -> None:
+        """Put back replicas, memory limits and templates, newest change first.
+
+        A restart cannot be undone (the old pods are gone) and a removed fault is not
+        re-injected: replay removes the fault anyway, so both are skipped.
+        """
+        changes = [
+            c
+            for c in reversed(effect.changes)
+            if c.kind in ("replicas", "memory_limit", "template")
+        ]
+        if not changes:
+            return
+        self.ensure_writable()
+        for change in changes:
+            target = change.deployment
+            if target is None:
+                continue
+            if change.kind == "replicas" and isinstance(change.before, int):
+                self._api.patch_scale(target, change.before)
+            elif change.kind == "memory_limit" and isinstance(change.before, dict):
+                container = str(change.before.get("container"))
+                memory = change.before.get("memory")
+                self._api.patch_deployment(
+                    target,
+                    self._memory_patch(container, None if memory is None else str(memory)),
+                    STRATEGIC_MERGE,
+                    "restore memory limit of",
+                )
+            elif change.kind == "template" and isinstance(change.before, dict):
+                self._api.patch_deployment(
+                    target,
+                    self._template_patch(
+                        change.before.get("template"), change.before.get("annotations")
+                    ),
+                    JSON_PATCH,
+                    "restore template of",
+                )
+
+
+def connect_kubernetes(
+    target: Any,
+    *,
+    namespace: str,
+    workspace: Path | None = None,
+    metric_queries: Mapping[str, str] | None = None,
+    **options: Any,
+) -> KubeCluster:
+    """The ``kind: kubernetes`` branch of ``r2act.cluster.connect.connect``.
+
+    ``workspace`` and ``metric_queries`` are accepted for the factory's common signature;
+    the queries are checked by ``preflight``. The namespace must be the target's own, and
+    the safety check (context, opt-in label) runs here, so a campaign pointed at the wrong
+    place stops before it plans anything on the cluster.
+    """
+    del workspace, metric_queries
+    if namespace != target.namespace:
+        raise SafetyError(
+            f"namespace {namespace!r} differs from the target's {target.namespace!r}; r2act "
+            "acts only in the namespace the campaign's target names"
+        )
+    cluster = KubeCluster.from_target(target, **options)
+    cluster.ensure_writable()
+    return cluster
+
+
+if TYPE_CHECKING:
+
+    def _conforms(cluster: KubeCluster) -> Cluster:
+        """mypy proves KubeCluster implements the Cluster protocol."""
+        return cluster
