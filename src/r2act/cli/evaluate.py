@@ -1,0 +1,196 @@
+"""``r2act evaluate`` and ``r2act compare``: score prediction files offline against a dataset.
+
+Thin: find and validate the dataset, parse the files, call :mod:`r2act.evaluation`, print
+and write. Bad lines in a predictions file are warnings (exit 0); only unusable input (a
+missing file, no or an invalid dataset, a bad fold) is an error (exit 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from r2act import datasets, evaluation
+from r2act.cli.app import app, console, console_err
+from r2act.errors import DataError
+from r2act.evaluation import tables
+from r2act.quality_gate.problems import Severity
+from r2act.schema import BenchmarkRecord
+
+RUNS_DIR = Path("r2act-runs")
+
+
+class Stratification(StrEnum):
+    """What ``compare`` stratifies by."""
+
+    FAULT_TYPE = "fault_type"
+    SERVICE = "service"
+
+
+@dataclass(frozen=True)
+class Population:
+    """The incidents scored: the dataset or one fold of it."""
+
+    label: str
+    records: list[BenchmarkRecord]
+    dataset_ids: set[str]
+
+
+def _latest_dataset() -> Path:
+    found = [p for p in RUNS_DIR.glob("*/dataset") if p.is_dir()]
+    if not found:
+        raise DataError(f"{RUNS_DIR}/*/dataset: no dataset found (pass --dataset DIR)")
+    latest = max(found, key=lambda p: p.stat().st_mtime)
+    console_err.print(f"using dataset {latest}", highlight=False)
+    return latest
+
+
+def _population(dataset: Path | None, fold: int | None) -> Population:
+    directory = dataset if dataset is not None else _latest_dataset()
+    if not directory.is_dir():
+        raise DataError(f"{directory}: dataset directory not found (pass --dataset DIR)")
+    fatal = [p for p in datasets.validate(directory) if p.severity == Severity.ERROR]
+    if fatal:
+        more = f" (+{len(fatal) - 1} more)" if len(fatal) > 1 else ""
+        raise DataError(
+            f"{directory}: dataset fails validation: {fatal[0].line()}{more} "
+            f"(run `r2act dataset validate {directory}`)"
+        )
+    # Records are the same in every view; "logs" is the lightest one load() offers.
+    loaded = datasets.load(directory, view="logs")
+    records = list(loaded.records)
+    ids = {r.incident_id for r in records}
+    if fold is not None:
+        if not 0 <= fold < len(loaded.folds):
+            raise DataError(
+                f"{directory}/folds.json: no fold {fold} (folds are 0..{len(loaded.folds) - 1})"
+            )
+        keep = set(loaded.folds[fold])
+        records = [r for r in records if r.incident_id in keep]
+    if not records:
+        raise DataError(
+            f"{directory}: no incidents to evaluate{'' if fold is None else f' in fold {fold}'}"
+        )
+    return Population(label=str(directory), records=records, dataset_ids=ids)
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise DataError(f"{path}: cannot write ({error.strerror or error})") from None
+    console_err.print(f"wrote {path}", highlight=False)
+
+
+DatasetOpt = Annotated[
+    Path | None,
+    typer.Option("--dataset", help="Dataset directory [default: newest ./r2act-runs/*/dataset]."),
+]
+FoldOpt = Annotated[
+    int | None, typer.Option("--fold", help="Use only fold K (0-based) of folds.json.")
+]
+JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write the full report as JSON.")]
+MarkdownOpt = Annotated[Path | None, typer.Option("--markdown", help="Write it as Markdown.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
+ReplicatesOpt = Annotated[
+    int, typer.Option("--replicates", min=100, help="Bootstrap replicates B.")
+]
+
+
+@app.command()
+def evaluate(  # noqa: PLR0917 - typer maps parameters to options
+    predictions: Annotated[list[Path], typer.Argument(help="Predictions files (JSON Lines).")],
+    dataset: DatasetOpt = None,
+    fold: FoldOpt = None,
+    json_out: JsonOpt = None,
+    markdown_out: MarkdownOpt = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            help="PNG scatter of RCA-S vs validity [default with several files: next to "
+            "--json/--markdown, else ./r2act-evaluation.png].",
+        ),
+    ] = None,
+    seed: SeedOpt = evaluation.DEFAULT_SEED,
+    replicates: ReplicatesOpt = evaluation.DEFAULT_REPLICATES,
+    details: Annotated[
+        bool, typer.Option("--details/--no-details", help="Per-method breakdowns.")
+    ] = True,
+) -> None:
+    """Score predictions on every incident of a dataset: RCA and recovery metrics with CIs."""
+    files = [evaluation.read_predictions(p) for p in predictions]  # fail fast on a bad path
+    population = _population(dataset, fold)
+    report = evaluation.evaluate(
+        population.records,
+        files,
+        dataset=population.label,
+        fold=fold,
+        dataset_ids=population.dataset_ids,
+        seed=seed,
+        replicates=replicates,
+    )
+    console.print(tables.methods_table(report, width=console.width))
+    if details:
+        for method in report.methods:
+            console.print(tables.details(method))
+    for warning in report.warnings:
+        console.print(f"[yellow]warning:[/] {warning.code}: ", end="")
+        console.print(warning.message, markup=False, highlight=False)
+    if json_out is not None:
+        _write(json_out, report.model_dump_json(indent=2))
+    if markdown_out is not None:
+        _write(markdown_out, evaluation.to_markdown(report))
+    if plot is None and len(files) > 1:
+        anchor = json_out or markdown_out
+        plot = anchor.with_suffix(".png") if anchor else Path("r2act-evaluation.png")
+    if plot is not None:
+        try:
+            evaluation.scatter(report, plot)
+        except OSError as error:
+            raise DataError(f"{plot}: cannot write ({error.strerror or error})") from None
+        console_err.print(f"wrote {plot}", highlight=False)
+
+
+@app.command()
+def compare(  # noqa: PLR0917 - typer maps parameters to options
+    a: Annotated[Path, typer.Argument(help="Predictions of method A.")],
+    b: Annotated[Path, typer.Argument(help="Predictions of method B.")],
+    by: Annotated[Stratification, typer.Option("--by", help="Strata.")] = (
+        Stratification.FAULT_TYPE
+    ),
+    dataset: DatasetOpt = None,
+    fold: FoldOpt = None,
+    json_out: JsonOpt = None,
+    markdown_out: MarkdownOpt = None,
+    seed: SeedOpt = evaluation.DEFAULT_SEED,
+    replicates: ReplicatesOpt = evaluation.DEFAULT_REPLICATES,
+) -> None:
+    """Paired per-stratum differences A − B with CIs, won/tied/lost and the worst stratum."""
+    file_a, file_b = evaluation.read_predictions(a), evaluation.read_predictions(b)
+    population = _population(dataset, fold)
+    result = evaluation.compare(
+        population.records,
+        file_a,
+        file_b,
+        by=by.value,
+        dataset=population.label,
+        fold=fold,
+        seed=seed,
+        replicates=replicates,
+    )
+    console.print(tables.comparison_table(result))
+    for file in (file_a, file_b):
+        if file.counts:
+            count = sum(file.counts.values())
+            console_err.print(f"[yellow]warning:[/] {count} parse issue(s) in ", end="")
+            console_err.print(file.source, markup=False, highlight=False)
+    if json_out is not None:
+        _write(json_out, result.model_dump_json(indent=2))
+    if markdown_out is not None:
+        _write(markdown_out, evaluation.comparison_markdown(result))

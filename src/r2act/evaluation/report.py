@@ -1,0 +1,152 @@
+"""The evaluation report: a schema-versioned pydantic tree, and its Markdown rendering.
+
+The JSON form is the durable artefact (every number with its interval and n, the parse
+issues with line numbers, the warnings); the terminal and Markdown tables are views of it.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from r2act.evaluation.metrics import LABELS, METRICS, Estimate
+
+REPORT_SCHEMA_VERSION = "1.0"
+"""Version of the report format; bumped on any incompatible change."""
+
+MAX_LISTED_ISSUES = 200
+"""Parse issues listed one by one per file; the rest are only counted."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class IssueEntry(_Model):
+    """One parse issue of a predictions file."""
+
+    line: int = Field(description="1-based line number; 0 for the whole file.")
+    kind: str = Field(description="Issue kind (see r2act.evaluation.predictions.IssueKind).")
+    message: str = Field(description="What is wrong, with untrusted text escaped.")
+
+
+class ParseSummary(_Model):
+    """How the predictions file read."""
+
+    lines: int = Field(description="Lines in the file, blank ones included.")
+    predictions: int = Field(description="Attributable predictions (first line per id).")
+    issues_by_kind: dict[str, int] = Field(description="Issue counts per kind.")
+    issues: list[IssueEntry] = Field(description=f"The first {MAX_LISTED_ISSUES} issues.")
+
+
+class WarningEntry(_Model):
+    """An integrity warning."""
+
+    code: str = Field(description="Machine-readable code, e.g. 'constant_predictions'.")
+    message: str = Field(description="Human-readable explanation.")
+
+
+class TaxonomySummary(_Model):
+    """Invalid plans by error category and wrong targets by call-graph placement."""
+
+    invalid: int = Field(description="Incidents whose plan is not valid (missing ones included).")
+    categories: dict[str, int] = Field(description="Count per category, precedence order.")
+    details: dict[str, int] = Field(description="Count per finer reason.")
+    placements: dict[str, int] = Field(description="Wrong targets per call-graph placement.")
+
+
+class MethodReport(_Model):
+    """Everything measured for one predictions file."""
+
+    name: str = Field(description="Method name (the file's 'method' field or its stem).")
+    source: str = Field(description="Path of the predictions file.")
+    metrics: dict[str, Estimate] = Field(description="Every metric over the population.")
+    by_fault_type: dict[str, dict[str, Estimate]] = Field(description="Metrics per fault type.")
+    by_service: dict[str, dict[str, Estimate]] = Field(
+        description="Metrics per root-cause service."
+    )
+    taxonomy: TaxonomySummary = Field(description="Error taxonomy of invalid plans.")
+    parse: ParseSummary = Field(description="Parse statistics and issues.")
+    warnings: list[WarningEntry] = Field(description="Integrity warnings for this file.")
+
+
+class EvaluationReport(_Model):
+    """The result of ``r2act evaluate``."""
+
+    schema_version: str = Field(default=REPORT_SCHEMA_VERSION, description="Report format.")
+    dataset: str = Field(description="Dataset the predictions were scored against.")
+    fold: int | None = Field(description="Fold evaluated, or None for the whole dataset.")
+    incidents: int = Field(description="Incidents in the population: the denominator.")
+    seed: int = Field(description="Bootstrap seed.")
+    replicates: int = Field(description="Bootstrap replicates B.")
+    methods: list[MethodReport] = Field(description="One entry per predictions file.")
+    warnings: list[WarningEntry] = Field(description="Warnings across files.")
+
+
+def fmt(estimate: Estimate | None, *, ci: bool = True) -> str:
+    """'0.483 [0.427, 0.540]' or '—' when undefined."""
+    if estimate is None or estimate.value is None:
+        return "—"
+    text = f"{estimate.value:.3f}"
+    if ci and estimate.ci_low is not None and estimate.ci_high is not None:
+        text += f" [{estimate.ci_low:.3f}, {estimate.ci_high:.3f}]"
+    return text
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(report: EvaluationReport) -> str:
+    """The report as Markdown: the method table, breakdowns, taxonomy and warnings."""
+    scope = f"fold {report.fold} of " if report.fold is not None else ""
+    dataset = _md_escape(report.dataset or "records")
+    out = [
+        "# r2act evaluation",
+        "",
+        f"{scope}`{dataset}`: {report.incidents} incidents (the denominator of every rate, "
+        "missing predictions score 0). 95% percentile-bootstrap intervals, "
+        f"B = {report.replicates}, seed {report.seed}.",
+        "",
+    ]
+    keys = [m.key for m in METRICS]
+    out += _table(
+        ["Method", "Coverage", *[LABELS[k] for k in keys]],
+        [
+            [_md_escape(m.name), fmt(m.metrics["covered"], ci=False)]
+            + [fmt(m.metrics[k]) for k in keys]
+            for m in report.methods
+        ],
+    )
+    for method in report.methods:
+        out += ["", f"## {_md_escape(method.name)}", "", f"Source: `{_md_escape(method.source)}`"]
+        for title, strata in (("fault type", method.by_fault_type), ("service", method.by_service)):
+            out += ["", f"### By {title}", ""]
+            out += _table(
+                [title.capitalize(), "n", *[LABELS[k] for k in ("rca_s", "rca_t", "valid", "vc")]],
+                [
+                    [name, str(s["rca_s"].n)]
+                    + [fmt(s[k]) for k in ("rca_s", "rca_t", "valid", "vc")]
+                    for name, s in strata.items()
+                ],
+            )
+        tax = method.taxonomy
+        out += ["", f"### Error taxonomy ({tax.invalid} invalid plans)", ""]
+        out += _table(["Category", "Count"], [[k, str(v)] for k, v in tax.categories.items()])
+        if tax.placements:
+            out += ["", "Wrong targets on the call graph:", ""]
+            out += _table(["Placement", "Count"], [[k, str(v)] for k, v in tax.placements.items()])
+        if method.parse.issues_by_kind:
+            kinds = ", ".join(f"{k}: {v}" for k, v in sorted(method.parse.issues_by_kind.items()))
+            out += ["", f"Parse issues ({method.parse.lines} lines): {kinds}"]
+        for warning in method.warnings:
+            out.append(f"- **{warning.code}**: {_md_escape(warning.message)}")
+    if report.warnings:
+        out += ["", "## Warnings across files", ""]
+        out += [f"- **{w.code}**: {_md_escape(w.message)}" for w in report.warnings]
+    return "\n".join(out) + "\n"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines

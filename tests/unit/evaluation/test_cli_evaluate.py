@@ -1,0 +1,188 @@
+"""The evaluate and compare commands: exit codes, written artefacts, fold selection.
+
+The dataset loader is replaced by records built in memory, so these tests exercise only
+the command layer and the evaluation core.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from evalfixtures import make_record, pred
+from typer.testing import CliRunner, Result
+
+import r2act.cli.evaluate as command
+from r2act.cli.app import app
+from r2act.errors import DataError
+from r2act.quality_gate.problems import error
+
+RECORDS = [
+    make_record(s, f) for s in ("cartservice", "frontend") for f in ("pod_failure", "dns_fault")
+]
+
+
+@pytest.fixture
+def dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    directory = tmp_path / "dataset"
+    directory.mkdir()
+    fake = SimpleNamespace(
+        validate=lambda d: [],
+        load=lambda d, view: SimpleNamespace(
+            records=list(RECORDS),
+            folds=[[r.incident_id for r in RECORDS[:2]], [r.incident_id for r in RECORDS[2:]]],
+        ),
+    )
+    monkeypatch.setattr(command, "datasets", fake)
+    return directory
+
+
+def write(path: Path, lines: list[object]) -> Path:
+    path.write_bytes(
+        b"".join((x if isinstance(x, bytes) else json.dumps(x).encode()) + b"\n" for x in lines)
+    )
+    return path
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+def test_bad_lines_exit_zero_and_json_has_every_number_with_ci_and_n(
+    dataset: Path, tmp_path: Path
+) -> None:
+    preds = write(tmp_path / "p.jsonl", [pred(RECORDS[0]), b"\xff garbage", b"{"])
+    out = tmp_path / "report.json"
+    result = run(
+        "evaluate", str(preds), "--dataset", str(dataset), "--json", str(out), "--replicates", "200"
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["schema_version"] == "1.0" and report["incidents"] == 4
+    method = report["methods"][0]
+    assert method["parse"]["issues_by_kind"] == {"not_utf8": 1, "malformed_json": 1}
+    assert [i["line"] for i in method["parse"]["issues"]] == [2, 3]
+    for estimate in method["metrics"].values():
+        assert {"value", "ci_low", "ci_high", "n"} <= set(estimate)
+
+
+def test_missing_predictions_file_is_a_data_error(dataset: Path, tmp_path: Path) -> None:
+    result = run("evaluate", str(tmp_path / "absent.jsonl"), "--dataset", str(dataset))
+    assert isinstance(result.exception, DataError) and result.exception.exit_code == 2
+
+
+def test_dataset_failing_validation_is_a_data_error(
+    dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        command.datasets,
+        "validate",
+        lambda d: [error("BAD_RECORD", "bad record", "incidents.jsonl:3")],
+    )
+    preds = write(tmp_path / "p.jsonl", [pred(RECORDS[0])])
+    result = run("evaluate", str(preds), "--dataset", str(dataset))
+    assert isinstance(result.exception, DataError)
+    assert "fails validation" in str(result.exception)
+
+
+def test_several_files_give_one_row_each_markdown_and_a_png(dataset: Path, tmp_path: Path) -> None:
+    a = write(tmp_path / "a.jsonl", [pred(r) for r in RECORDS])
+    b = write(tmp_path / "b.jsonl", [pred(r, service="frontend") for r in RECORDS])
+    md = tmp_path / "out" / "report.md"
+    result = run(
+        "evaluate",
+        str(a),
+        str(b),
+        "--dataset",
+        str(dataset),
+        "--markdown",
+        str(md),
+        "--replicates",
+        "200",
+        "--no-details",
+    )
+    assert result.exit_code == 0, result.output
+    text = md.read_text()
+    assert "| a |" in text and "| b |" in text
+    assert (tmp_path / "out" / "report.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_fold_restricts_the_denominator(dataset: Path, tmp_path: Path) -> None:
+    preds = write(tmp_path / "p.jsonl", [pred(r) for r in RECORDS])
+    out = tmp_path / "fold.json"
+    result = run(
+        "evaluate",
+        str(preds),
+        "--dataset",
+        str(dataset),
+        "--fold",
+        "1",
+        "--json",
+        str(out),
+        "--replicates",
+        "200",
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["incidents"] == 2 and report["fold"] == 1
+    assert report["methods"][0]["warnings"] == []
+
+
+def test_unknown_fold_is_a_data_error(dataset: Path, tmp_path: Path) -> None:
+    preds = write(tmp_path / "p.jsonl", [pred(RECORDS[0])])
+    result = run("evaluate", str(preds), "--dataset", str(dataset), "--fold", "7")
+    assert isinstance(result.exception, DataError) and "no fold 7" in str(result.exception)
+
+
+def test_compare_writes_summary_lines(dataset: Path, tmp_path: Path) -> None:
+    a = write(tmp_path / "a.jsonl", [pred(r) for r in RECORDS])
+    b = write(tmp_path / "b.jsonl", [pred(r, plan_=None) for r in RECORDS])
+    md, js = tmp_path / "cmp.md", tmp_path / "cmp.json"
+    result = run(
+        "compare",
+        str(a),
+        str(b),
+        "--dataset",
+        str(dataset),
+        "--by",
+        "service",
+        "--markdown",
+        str(md),
+        "--json",
+        str(js),
+        "--replicates",
+        "200",
+    )
+    assert result.exit_code == 0, result.output
+    assert "Valid by service: +1.000" in md.read_text()
+    assert json.loads(js.read_text())["by"] == "service"
+
+
+def test_markup_in_untrusted_method_names_is_printed_literally(
+    dataset: Path, tmp_path: Path
+) -> None:
+    line = {**pred(RECORDS[0]), "method": "[bold red]evil[/]"}
+    preds = write(tmp_path / "p.jsonl", [line])
+    result = run("evaluate", str(preds), "--dataset", str(dataset), "--replicates", "200")
+    assert result.exit_code == 0
+    assert "[bold red]evil[/]" in result.output
+
+
+def test_hostile_strings_survive_to_every_output(dataset: Path, tmp_path: Path) -> None:
+    hostile = [
+        b'{"incident_id": "\\ud800bad", "rca": {"service": "x"}}',
+        b'{"incident_id": "onlineboutique_\\u202efoo_pod_failure_moderate_r01"}',
+        json.dumps({**pred(RECORDS[1]), "rca": {"service": "\ud800[red]x"}}).encode(),
+        json.dumps({**pred(RECORDS[2]), "\ud800k[/]": 1, "method": "m\u202e"}).encode(),
+        json.dumps({"incident_id": "unknown_[bold]id_pod_failure_moderate_r01"}).encode(),
+    ]
+    preds = write(tmp_path / "p.jsonl", [pred(RECORDS[0]), *hostile])
+    out, md = tmp_path / "r.json", tmp_path / "r.md"
+    args = ["--dataset", str(dataset), "--json", str(out), "--markdown", str(md)]
+    result = run("evaluate", str(preds), *args, "--replicates", "200")
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["methods"][0]["parse"]["issues_by_kind"]["bad_incident_id"] == 2
+    assert "unknown_ids" in md.read_text()

@@ -1,0 +1,86 @@
+"""compare: the pooled difference is the unweighted mean of the strata differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from evalfixtures import lines_to_file, make_record, pred
+
+from r2act.evaluation import Comparison, compare
+from r2act.evaluation.bootstrap import generator, percentile_interval, resample_counts
+from r2act.evaluation.compare import MetricComparison
+
+SERVICES = ("cartservice", "frontend", "adservice", "paymentservice")
+RECORDS = [
+    make_record(s, f, rep)
+    for s in SERVICES
+    for f in ("pod_failure", "dns_fault")
+    for rep in (1, 2, 3)
+]
+# A always right; B right on pod failures only (and misses the first one), wrong op on dns.
+A = lines_to_file([pred(r) for r in RECORDS], "a.jsonl")
+B = lines_to_file(
+    [
+        pred(r)
+        if r.labels.fault_type == "pod_failure"
+        else pred(r, plan_={"operation": "restart_service", "target": r.labels.service})
+        for r in RECORDS[1:]
+    ],  # B misses the first incident (a pod failure)
+    "b.jsonl",
+)
+
+
+def _metric(result: Comparison, key: str) -> MetricComparison:
+    return next(m for m in result.metrics if m.metric == key)
+
+
+def test_pooled_difference_is_the_mean_of_stratum_differences() -> None:
+    result = compare(RECORDS, A, B, by="service", replicates=1000)
+    for metric in result.metrics:
+        deltas = [s.delta.value for s in metric.strata]
+        assert metric.pooled.value == pytest.approx(np.mean(deltas))
+
+
+def test_pooled_interval_comes_from_averaged_stratum_replicates() -> None:
+    result = compare(RECORDS, A, B, by="fault_type", replicates=800, seed=4)
+    valid = _metric(result, "valid")
+    reps = []
+    for stratum in ("dns_fault", "pod_failure"):
+        rows = [i for i, r in enumerate(RECORDS) if r.labels.fault_type == stratum]
+        diff = np.array([1.0 if stratum == "dns_fault" or i == 0 else 0.0 for i in rows])
+        counts = resample_counts(len(rows), 800, generator(4, f"fault_type:{stratum}"))
+        reps.append(counts @ diff / len(rows))
+    expected = percentile_interval(np.mean(reps, axis=0))
+    assert (valid.pooled.ci_low, valid.pooled.ci_high) == pytest.approx(expected)
+
+
+def test_won_tied_lost_and_worst_stratum() -> None:
+    result = compare(RECORDS, A, B, by="fault_type", replicates=1000)
+    valid = _metric(result, "valid")
+    by = {s.stratum: s for s in valid.strata}
+    assert by["dns_fault"].delta.value == 1.0 and by["dns_fault"].outcome == "won"
+    assert by["pod_failure"].outcome == "tied"  # one missing incident of 12: CI contains 0
+    assert (valid.won, valid.tied, valid.lost) == (1, 1, 0)
+    assert valid.worst == "pod_failure"
+    assert valid.margin == pytest.approx(abs(valid.pooled.value))
+    assert valid.spread == pytest.approx(np.std([1.0, 1 / 12], ddof=1))
+
+
+def test_lower_is_better_metrics_are_oriented_for_won_and_lost() -> None:
+    result = compare(RECORDS, B, A, by="fault_type", replicates=1000)
+    assert _metric(result, "valid").lost == 1
+    no_op = _metric(result, "no_op")  # B's missing incident is a no-op: B is worse
+    assert no_op.pooled.value > 0 and no_op.won == 0
+
+
+def test_summary_line_states_both_premises() -> None:
+    line = _metric(compare(RECORDS, A, B, replicates=500, dataset="ds"), "valid").summary
+    assert "of 2" in line and "worst" in line and "coverage 1.00 vs 0.96" in line
+    assert "invalid outputs scored 0" in line
+
+
+def test_identical_files_are_flagged_and_tie_everywhere() -> None:
+    copy = lines_to_file([pred(r) for r in RECORDS], "copy.jsonl")
+    result = compare(RECORDS, A, copy, replicates=300)
+    assert [w.code for w in result.warnings] == ["identical_files"]
+    assert all(m.tied == len(m.strata) and m.pooled.value == 0 for m in result.metrics)
