@@ -1,0 +1,250 @@
+"""Replaying one prediction on a live cluster: the validity gate and the health window.
+
+Order matters for safety: the plan is parsed and checked against the incident's action space
+before anything touches the cluster, and once the fault is injected a ``finally`` removes it
+and undoes the plan's side effects whatever happens in between.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import TypeVar
+
+from r2act.actions import is_valid
+from r2act.campaigns import render_chaos
+from r2act.cluster.base import Cluster
+from r2act.collector.guard import CleanupGuard
+from r2act.errors import ClusterError
+from r2act.replay.outcomes import ClusterCall, ReplayOutcome
+from r2act.schema import (
+    BenchmarkRecord,
+    ChaosRef,
+    PhaseDurations,
+    PlanEffect,
+    PlannedIncident,
+    Prediction,
+    RecoveryPlan,
+)
+from r2act.systems import SYSTEMS
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ReplaySettings:
+    """How long and how often replay looks at the system."""
+
+    window_s: float = 75.0
+    """Longest time a plan gets to restore health."""
+    probe_interval_s: float = 5.0
+    """Seconds between health probes."""
+    consecutive: int = 3
+    """Healthy probes in a row that count as recovered."""
+    confirm_timeout_s: float = 60.0
+    """Longest wait for the re-injected fault to make the system unhealthy."""
+    baseline_timeout_s: float = 180.0
+    """Longest wait for a healthy system before and after each prediction."""
+
+
+def planned_incident(record: BenchmarkRecord, settings: ReplaySettings) -> PlannedIncident:
+    """The incident a record came from, enough to render its chaos object again.
+
+    The fault must outlast confirmation plus the whole health window: a Chaos Mesh object
+    stops injecting when its duration runs out, and a fault that expires by itself would
+    make any plan (``no_action`` included) look like a recovery.
+    """
+    meta = record.metadata
+    needed = int(settings.confirm_timeout_s + settings.window_s + settings.baseline_timeout_s)
+    fault = record.fault.model_copy(update={"duration_s": max(record.fault.duration_s, needed)})
+    return PlannedIncident(
+        id=record.incident_id,
+        campaign=meta.campaign,
+        system=meta.system,
+        service=record.fault.service,
+        fault=fault,
+        repetition=meta.repetition,
+        phases=PhaseDurations(),
+        seed=meta.seed,
+    )
+
+
+class _Calls:
+    """Records every cluster call of one replay, successful or not."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.log: list[ClusterCall] = []
+
+    def run(self, name: str, action: Callable[[], T], detail: Callable[[T], object]) -> T:
+        try:
+            result = action()
+        except ClusterError as error:
+            self.log.append(
+                ClusterCall(ts=self.cluster.clock.now(), call=name, ok=False, detail=str(error))
+            )
+            raise
+        shown = detail(result)
+        self.log.append(
+            ClusterCall(
+                ts=self.cluster.clock.now(),
+                call=name,
+                ok=True,
+                detail=shown if isinstance(shown, (str, int, float, bool, dict, list)) else None,
+            )
+        )
+        return result
+
+
+def _ref_of(chaos: Mapping[str, object]) -> ChaosRef:
+    meta = chaos["metadata"]
+    assert isinstance(meta, Mapping)
+    return ChaosRef(
+        kind=str(chaos["kind"]), name=str(meta["name"]), namespace=str(meta["namespace"])
+    )
+
+
+def wait_healthy(cluster: Cluster, timeout_s: float, interval_s: float) -> bool:
+    """Probe until healthy or until the timeout; True when healthy."""
+    deadline = cluster.clock.now() + timeout_s
+    while True:
+        if cluster.health().healthy:
+            return True
+        if cluster.clock.now() >= deadline:
+            return False
+        cluster.clock.sleep(interval_s)
+
+
+def _confirm_effect(
+    cluster: Cluster, ref_status: Callable[[], bool], settings: ReplaySettings
+) -> bool:
+    deadline = cluster.clock.now() + settings.confirm_timeout_s
+    while cluster.clock.now() <= deadline:
+        if ref_status() and not cluster.health().healthy:
+            return True
+        cluster.clock.sleep(settings.probe_interval_s)
+    return False
+
+
+def _health_window(cluster: Cluster, settings: ReplaySettings) -> float | None:
+    """Seconds from now to the start of the first run of N healthy probes, or None."""
+    start = cluster.clock.now()
+    streak_start: float | None = None
+    streak = 0
+    while True:
+        report = cluster.health()
+        if report.healthy:
+            streak_start = report.ts if streak == 0 else streak_start
+            streak += 1
+            if streak >= settings.consecutive and streak_start is not None:
+                return max(0.0, streak_start - start)
+        else:
+            streak, streak_start = 0, None
+        if cluster.clock.now() - start + settings.probe_interval_s > settings.window_s:
+            return None
+        cluster.clock.sleep(settings.probe_interval_s)
+
+
+@dataclass(frozen=True)
+class ReplayRequest:
+    """What replay needs of one prediction: its plan (if it parsed) and who made it."""
+
+    plan: RecoveryPlan | None
+    """The typed plan, or None when absent, null or unparsable."""
+    plan_problem: str = ""
+    """Why there is no typed plan, when one was given but did not parse."""
+    method: str | None = None
+    """Method name from the prediction line."""
+
+    @classmethod
+    def of(cls, prediction: Prediction) -> ReplayRequest:
+        """From a strictly parsed prediction line."""
+        return cls(plan=prediction.plan, method=prediction.method)
+
+
+def _refused(record: BenchmarkRecord, request: ReplayRequest, reason: str) -> ReplayOutcome:
+    plan = request.plan
+    return ReplayOutcome(
+        incident_id=record.incident_id,
+        fault_type=record.labels.fault_type.value,
+        service=record.labels.service,
+        method=request.method,
+        status="refused",
+        reason=reason,
+        plan=None if plan is None else plan.model_dump(mode="json"),
+        offline_valid=is_valid(plan, record),
+    )
+
+
+def replay_one(
+    cluster: Cluster,
+    record: BenchmarkRecord,
+    request: ReplayRequest,
+    settings: ReplaySettings,
+    guard: CleanupGuard | None = None,
+) -> ReplayOutcome:
+    """Gate, inject, apply, watch, restore; return the verdict for one prediction.
+
+    With a ``guard``, the injected object is armed before it is sent and the restore runs
+    shielded from a second Ctrl-C, so an interrupted replay leaves nothing behind.
+    """
+    plan = request.plan
+    if plan is None:
+        reason = request.plan_problem or "no plan: nothing to execute"
+        return _refused(record, request, reason)
+    if not record.action_space.contains(plan):
+        return _refused(record, request, "outside the incident's action space; not executed")
+    offline_valid = is_valid(plan, record)
+    base = _refused(record, request, "")
+    calls = _Calls(cluster)
+    if not wait_healthy(cluster, settings.baseline_timeout_s, settings.probe_interval_s):
+        return base.model_copy(update={"status": "error", "reason": "unhealthy before injection"})
+    topology = SYSTEMS[record.metadata.system]
+    chaos = render_chaos(planned_incident(record, settings), cluster.namespace, topology)
+    effect: PlanEffect | None = None
+    confirmed = False
+    ttr: float | None = None
+    error = ""
+    if guard is not None:
+        guard.arm(_ref_of(chaos))
+    ref = calls.run("inject", lambda: cluster.inject(chaos), lambda r: r.name)
+    try:
+        confirmed = _confirm_effect(
+            cluster, lambda: cluster.chaos_status(ref).injected(cluster.pod_names()), settings
+        )
+        if confirmed:
+            effect = calls.run(
+                "apply_plan",
+                lambda: cluster.apply_plan(plan),
+                lambda e: [c.model_dump(mode="json") for c in e.changes],
+            )
+            ttr = _health_window(cluster, settings)
+        else:
+            error = "the re-injected fault did not take effect"
+    except ClusterError as exc:
+        error = f"cluster error: {exc}"
+    finally:
+        with guard.shielded() if guard is not None else nullcontext():
+            calls.run("remove", lambda: cluster.remove(ref), lambda _: ref.name)
+            if guard is not None:
+                guard.disarm(ref)
+            if effect is not None:
+                undone = effect
+                calls.run("undo", lambda: cluster.undo(undone), lambda _: len(undone.changes))
+            wait_healthy(cluster, settings.baseline_timeout_s, settings.probe_interval_s)
+        if guard is not None:
+            guard.raise_if_interrupted()
+    recovered = ttr is not None
+    return base.model_copy(
+        update={
+            "status": "error" if error else "executed",
+            "reason": error,
+            "offline_valid": offline_valid,
+            "effect_confirmed": confirmed,
+            "recovered": recovered,
+            "time_to_recover_s": ttr,
+            "gated_recovered": offline_valid and recovered,
+            "calls": calls.log,
+        }
+    )

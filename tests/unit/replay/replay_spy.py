@@ -1,0 +1,41 @@
+"""A cluster wrapper that records calls, to prove what replay did and did not touch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from r2act.cluster.sim import SimulatedCluster
+
+
+class SpyCluster:
+    """Delegates to a simulated cluster and records the name of every call made."""
+
+    def __init__(self, inner: SimulatedCluster) -> None:
+        self.inner = inner
+        self.calls: list[str] = []
+        self.fail_on: str | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self.inner, name)
+        if not callable(attribute):
+            return attribute
+
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            self.calls.append(name)
+            if self.fail_on == name:
+                raise KeyboardInterrupt(f"interrupted during {name}")
+            return attribute(*args, **kwargs)
+
+        return spy
+
+    @property
+    def clock(self) -> Any:
+        return self.inner.clock
+
+    @property
+    def namespace(self) -> str:
+        return self.inner.namespace
+
+    @property
+    def fingerprint(self) -> str:
+        return self.inner.fingerprint

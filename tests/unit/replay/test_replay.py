@@ -1,0 +1,148 @@
+"""Replay: the validity gate, live recovery on the simulated cluster, cleanup and resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from replay_spy import SpyCluster
+
+from r2act.cluster.sim import SimulatedCluster
+from r2act.evaluation.predictions import read_predictions
+from r2act.replay import ReplayRequest, ReplaySettings, replay_one, run_replay, summarize
+from r2act.schema import BenchmarkRecord, NoAction, RestartService, ScaleOut
+
+SETTINGS = ReplaySettings()
+
+
+def _by_type(records: list[BenchmarkRecord]) -> dict[str, BenchmarkRecord]:
+    first: dict[str, BenchmarkRecord] = {}
+    for record in records:
+        first.setdefault(record.labels.fault_type.value, record)
+    return first
+
+
+def _snapshot(sim: SimulatedCluster) -> dict[str, tuple[int, dict[str, str]]]:
+    return {d.name: (d.replicas, d.memory_limits) for d in sim.state().deployments}
+
+
+def test_gold_plan_recovers_every_fault_type_within_the_window(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster
+) -> None:
+    records = _by_type(smoke_records)
+    assert len(records) == 8
+    for fault_type, record in records.items():
+        outcome = replay_one(sim, record, ReplayRequest(plan=record.gold_plan), SETTINGS)
+        assert outcome.status == "executed", (fault_type, outcome.reason)
+        assert outcome.effect_confirmed, fault_type
+        assert outcome.offline_valid, fault_type
+        assert outcome.recovered, fault_type
+        assert outcome.gated_recovered, fault_type
+        assert outcome.time_to_recover_s is not None
+        assert outcome.time_to_recover_s <= SETTINGS.window_s
+        assert sim.leftovers() == []
+
+
+def test_no_action_never_recovers(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster
+) -> None:
+    for fault_type, record in _by_type(smoke_records).items():
+        outcome = replay_one(
+            sim, record, ReplayRequest(plan=NoAction(operation="no_action")), SETTINGS
+        )
+        assert outcome.status == "executed", (fault_type, outcome.reason)
+        assert not outcome.recovered, fault_type
+        assert not outcome.offline_valid
+        assert sim.leftovers() == []
+
+
+def test_plan_outside_the_action_space_is_refused_without_touching_the_cluster(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster
+) -> None:
+    spy = SpyCluster(sim)
+    record = smoke_records[0]
+    outside = [
+        RestartService(operation="restart_service", target="not-a-deployment"),
+        ScaleOut(operation="scale_out", target=record.labels.service, replicas=999),
+        RestartService(operation="restart_service", target="loadgenerator"),
+    ]
+    for plan in outside:
+        outcome = replay_one(spy, record, ReplayRequest(plan=plan), SETTINGS)  # type: ignore[arg-type]
+        assert outcome.status == "refused"
+        assert "action space" in outcome.reason
+        assert not outcome.recovered
+    missing = replay_one(spy, record, ReplayRequest(plan=None, plan_problem="bad"), SETTINGS)  # type: ignore[arg-type]
+    assert missing.status == "refused"
+    assert spy.calls == []
+
+
+def test_plan_side_effects_are_undone_after_each_replay(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster
+) -> None:
+    before = _snapshot(sim)
+    for record in smoke_records:
+        replay_one(sim, record, ReplayRequest(plan=record.gold_plan), SETTINGS)
+        assert _snapshot(sim) == before, record.incident_id
+
+
+def _write_predictions(path: Path, records: list[BenchmarkRecord]) -> None:
+    with path.open("w") as stream:
+        for record in records:
+            line = {
+                "incident_id": record.incident_id,
+                "rca": {"service": record.labels.service, "fault_type": record.labels.fault_type},
+                "plan": record.gold_plan.model_dump(mode="json"),
+                "method": "gold",
+            }
+            stream.write(json.dumps(line) + "\n")
+
+
+@pytest.mark.parametrize("interrupt_in", ["health", "apply_plan"])
+def test_interrupted_replay_leaves_nothing_behind_and_resumes(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster, tmp_path: Path, interrupt_in: str
+) -> None:
+    records = {r.incident_id: r for r in smoke_records[:4]}
+    predictions = tmp_path / "gold.jsonl"
+    _write_predictions(predictions, list(records.values()))
+    parsed = read_predictions(predictions)
+    out = tmp_path / "replay"
+    before = _snapshot(sim)
+    spy = SpyCluster(sim)
+    calls = {"n": 0}
+
+    def interrupt_second(_incident: str) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            spy.fail_on = interrupt_in
+
+    with pytest.raises(KeyboardInterrupt):
+        run_replay(spy, records, parsed, out, SETTINGS, on_start=interrupt_second)  # type: ignore[arg-type]
+    assert sim.leftovers() == []
+    assert _snapshot(sim) == before
+    lines = (out / "replay.jsonl").read_text().splitlines()
+    assert len(lines) == 1
+
+    run = run_replay(sim, records, parsed, out, SETTINGS)
+    assert run.resumed == 1
+    assert len(run.outcomes) == 4
+    assert sorted(o.incident_id for o in run.outcomes) == sorted(records)
+    assert all(o.recovered for o in run.outcomes)
+    journal = (out / "journal.jsonl").read_text().splitlines()
+    assert any(json.loads(line)["status"] == "interrupted" for line in journal)
+
+
+def test_report_counts_agreement_and_lists_disagreements(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster
+) -> None:
+    records = list(_by_type(smoke_records).values())[:3]
+    outcomes = [replay_one(sim, r, ReplayRequest(plan=r.gold_plan), SETTINGS) for r in records]
+    outcomes.append(
+        replay_one(sim, records[0], ReplayRequest(plan=NoAction(operation="no_action")), SETTINGS)
+    )
+    report = summarize(outcomes)
+    assert report.agreement.valid_recovered == 3
+    assert report.agreement.invalid_not_recovered == 1
+    assert report.findings == []
+    total = next(row for row in report.rows if row.fault_type == "all")
+    assert (total.planned, total.gated_recovered) == (4, 3)
