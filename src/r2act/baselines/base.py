@@ -1,0 +1,73 @@
+"""What a baseline is, and the one way an RCA-only answer becomes a prediction.
+
+A baseline is a named generator of predictions over a dataset view. Most baselines only
+diagnose (a service and a fault type); :func:`mapped` carries such a diagnosis through the
+paper's fixed mapper so every RCA-only method is scored on recovery under the same policy.
+Ground truth reaches a baseline only through :attr:`RunContext.reader` records, and only
+the gold control and supervised training read their labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from pydantic import JsonValue
+
+from r2act.actions import map_rca
+from r2act.baselines.reader import DatasetReader
+from r2act.schema import ActionSpace, FaultType, Prediction, RcaPrediction, Topology
+
+FAULT_TYPES: tuple[FaultType, ...] = tuple(FaultType)
+"""Every fault type in its declared order (stable for seeded draws and tie-breaks)."""
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Everything a baseline run gets: the dataset view, the seed and its method label."""
+
+    reader: DatasetReader
+    seed: int
+    method: str
+
+
+Predictor = Callable[[RunContext], Iterator[Prediction]]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A registered baseline: its name, one-line summary and predictor.
+
+    ``observations`` says whether it reads logs/events/metrics at all (the floors and the
+    gold control do not); ``trained`` whether it learns from labels (out-of-fold)."""
+
+    name: str
+    summary: str
+    predict: Predictor
+    observations: bool = True
+    trained: bool = False
+
+
+def mapped(
+    incident_id: str,
+    action_space: ActionSpace,
+    topology: Topology,
+    service: str,
+    fault_type: FaultType,
+    *,
+    method: str,
+    evidence: JsonValue = None,
+) -> Prediction:
+    """An RCA-only answer with the plan the fixed mapper derives from it."""
+    return Prediction(
+        incident_id=incident_id,
+        rca=RcaPrediction(service=service, fault_type=fault_type.value),
+        plan=map_rca(service, fault_type, action_space, topology),
+        method=method,
+        evidence=evidence,
+    )
+
+
+def abstain(incident_id: str, method: str, reason: str = "no training data") -> Prediction:
+    """No answer at all (scored as a miss and a no-op), e.g. when nothing is left to train on."""
+    return Prediction(incident_id=incident_id, method=method, evidence={"abstained": reason})

@@ -1,0 +1,73 @@
+"""``r2act baseline NAME``: run a baseline over a dataset and write its predictions file.
+
+Thin: resolve the dataset and output path, call :func:`r2act.baselines.run_baseline`,
+print where the file went and how to score it. ``--list`` prints the registered names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from r2act.baselines import BASELINES, run_baseline
+from r2act.cli.app import app, console, console_err
+from r2act.datasets import VIEWS
+from r2act.errors import DataError
+
+RUNS_DIR = Path("r2act-runs")
+
+_NAME = typer.Argument(None, help=f"Baseline to run: {', '.join(BASELINES)}.")
+_DATASET = typer.Option(
+    None, "--dataset", help="Dataset directory [default: the newest ./r2act-runs/*/dataset]."
+)
+_OUT = typer.Option(
+    None, "--out", help="Predictions file [default: DATASET/../predictions/NAME.jsonl]."
+)
+_VIEW = typer.Option("full", "--view", help=f"Observation view: {' | '.join(VIEWS)}.")
+_SEED = typer.Option(0, "--seed", help="Seed of randomised baselines.")
+_LIST = typer.Option(False, "--list", help="List the baselines and exit.")
+
+
+def _latest_dataset() -> Path:
+    found = [p for p in RUNS_DIR.glob("*/dataset") if p.is_dir()]
+    if not found:
+        raise DataError(f"{RUNS_DIR}/*/dataset: no dataset found (pass --dataset DIR)")
+    latest = max(found, key=lambda p: p.stat().st_mtime)
+    console_err.print(f"using dataset {latest}", highlight=False)
+    return latest
+
+
+@app.command()
+def baseline(  # noqa: PLR0917 - typer maps parameters to options
+    name: str | None = _NAME,
+    dataset: Path | None = _DATASET,
+    out: Path | None = _OUT,
+    view: str = _VIEW,
+    seed: int = _SEED,
+    list_: bool = _LIST,
+) -> None:
+    """Run a baseline and write one prediction per incident (JSON Lines).
+
+    RCA-only baselines go through the fixed RCA-to-action mapper, as in the paper.
+    Example: [bold]r2act baseline rule --dataset r2act-runs/smoke/dataset[/]
+    """
+    if list_ or name is None:
+        for item in BASELINES.values():
+            console.print(
+                f"[bold]{item.name:<12}[/] {item.summary}", highlight=False, soft_wrap=True
+            )
+        if name is None and not list_:
+            raise DataError("baseline: give a NAME (one of the above)")
+        return
+    directory = dataset if dataset is not None else _latest_dataset()
+    if not directory.is_dir():
+        raise DataError(f"{directory}: dataset directory not found (pass --dataset DIR)")
+    target = out if out is not None else directory.parent / "predictions" / f"{name}.jsonl"
+    summary = run_baseline(name, directory, target, view=view, seed=seed)
+    console.print(
+        f"{summary.predictions} predictions by {summary.name} ({view} view) in "
+        f"{summary.seconds:.1f} s: {summary.out}  (score it: r2act evaluate {summary.out} "
+        f"--dataset {directory})",
+        highlight=False,
+    )
