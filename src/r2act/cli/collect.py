@@ -1,0 +1,149 @@
+"""``r2act collect`` and ``r2act cleanup``: the only verbs (with replay) that touch a cluster.
+
+Thin: parse options, call ``r2act.collector``, print. The collector guarantees that a fault
+it injected is removed on any exit; these commands only choose what to show.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+import yaml
+from rich import box
+from rich.table import Table
+
+from r2act.campaigns import load_manifest
+from r2act.cli._progress import RichObserver
+from r2act.cli.app import app, console
+from r2act.collector import (
+    CampaignSummary,
+    CollectionPlan,
+    default_run_dir,
+    layout,
+    open_target,
+    plan_collection,
+    resume,
+    sweep,
+)
+from r2act.collector import (
+    collect as run_collect,
+)
+
+_CAMPAIGN = typer.Argument(..., help="Campaign manifest (YAML), e.g. campaigns/smoke.yaml.")
+_OUT = typer.Option(None, "--out", help="Run directory [default: ./r2act-runs/<campaign name>].")
+_ONLY = typer.Option([], "--only", help="Collect only this incident id (repeatable).")
+_RESUME = typer.Option(
+    True, "--resume/--no-resume", help="Skip complete incidents and redo partial ones."
+)
+_FORCE = typer.Option(False, "--force", help="With --no-resume: redo a non-empty run.")
+_DRY_RUN = typer.Option(
+    False, "--dry-run", help="Print the plan and the chaos objects; touch nothing."
+)
+_QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
+
+
+@app.command()
+def collect(  # noqa: PLR0917 - typer maps parameters to options
+    campaign: Path = _CAMPAIGN,
+    out: Path | None = _OUT,
+    only: list[str] = _ONLY,
+    resume_run: bool = _RESUME,
+    force: bool = _FORCE,
+    dry_run: bool = _DRY_RUN,
+    quiet: bool = _QUIET,
+) -> None:
+    """Inject every planned incident and record its pre, during and post telemetry.
+
+    Resumable: rerunning skips complete incidents. Example:
+    [bold]r2act collect campaigns/smoke.yaml[/]
+    """
+    plan = plan_collection(campaign, only)
+    run_dir = out if out is not None else default_run_dir(plan.manifest)
+    if dry_run:
+        _print_dry_run(plan, run_dir)
+        return
+    if quiet:
+        summary = run_collect(plan, run_dir, resume_run=resume_run, force=force)
+    else:
+        with RichObserver(console) as observer:
+            summary = run_collect(
+                plan, run_dir, resume_run=resume_run, force=force, observer=observer
+            )
+    _print_summary(summary)
+    if summary.interrupted_by is not None:
+        raise typer.Exit(128 + summary.interrupted_by)
+
+
+@app.command()
+def cleanup(campaign: Path = _CAMPAIGN, out: Path | None = _OUT) -> None:
+    """Remove every chaos object labelled app.kubernetes.io/managed-by=r2act on the target.
+
+    Needed only after a hard kill; collect refuses to start while such objects exist.
+    Example: [bold]r2act cleanup campaigns/smoke.yaml[/]
+    """
+    manifest = load_manifest(campaign)
+    run_dir = out if out is not None else default_run_dir(manifest)
+    cluster = open_target(manifest, run_dir)
+    removed = sweep(cluster)
+    if not removed:
+        console.print(f"nothing to remove on {cluster.fingerprint}", highlight=False)
+    for ref in removed:
+        console.print(
+            f"removed {ref.kind}/{ref.name} ({ref.incident_id or 'no incident label'}) "
+            f"from {ref.namespace}",
+            highlight=False,
+        )
+
+
+def _print_dry_run(plan: CollectionPlan, run_dir: Path) -> None:
+    found = resume.scan(layout.raw_dir(run_dir))
+    table = Table(box=box.SIMPLE, title=f"{plan.manifest.name}: {len(plan.items)} incidents")
+    table.add_column("incident", no_wrap=True)
+    for column in ("kind", "object", "state"):
+        table.add_column(column)
+    for item in plan.items:
+        meta = item.chaos["metadata"]
+        state = "complete" if item.incident.id in found.complete else "to collect"
+        table.add_row(item.incident.id, item.chaos["kind"], meta["name"], state)
+    console.print(table)
+    pending = sum(i.incident.id not in found.complete for i in plan.items)
+    console.print(
+        f"dry run: would collect {pending} incidents into {run_dir} "
+        f"on target {plan.manifest.target.kind}; nothing was touched",
+        highlight=False,
+    )
+    documents = [item.chaos for item in plan.items]
+    console.print(yaml.safe_dump_all(documents, sort_keys=False), highlight=False, markup=False)
+
+
+def _print_summary(summary: CampaignSummary) -> None:
+    where = summary.run_dir
+    if not summary.results and summary.interrupted_by is None:
+        console.print(
+            f"nothing to do: all {summary.planned} incidents in {where} are complete",
+            highlight=False,
+        )
+        return
+    table = Table(box=box.SIMPLE, title=f"collect {summary.campaign} -> {where}")
+    for column in ("planned", "completed", "failed", "skipped (complete)", "remaining"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        str(summary.planned),
+        str(summary.completed),
+        str(summary.failed),
+        str(summary.skipped),
+        str(summary.remaining),
+    )
+    console.print(table)
+    for result in [r for r in summary.results if r.status == "failed"][:20]:
+        console.print(f"[red]failed[/] {result.incident_id}: {result.error}", highlight=False)
+    if summary.interrupted_by is not None:
+        console.print(
+            f"[yellow]interrupted[/]: {summary.remaining} incidents remain; "
+            "rerun the same command to resume",
+            highlight=False,
+        )
+
+
+__all__ = ["cleanup", "collect"]

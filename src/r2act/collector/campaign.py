@@ -1,0 +1,243 @@
+"""A whole campaign: plan, validate the target, resume, run every incident, summarise.
+
+Order matters for safety: the plan and the resume scan only read; the target is validated
+(``connect`` runs the adapter's safety check) and the run directory checked for
+writability before anything is written; leftovers refuse the campaign before the first
+incident directory exists. A failed incident is counted and the campaign goes on; a signal
+stops it after the fault is removed, and the summary says what remains.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from r2act import __version__
+from r2act.campaigns import (
+    Manifest,
+    load_manifest,
+    manifest_sha256,
+    plan_incidents,
+    render_chaos,
+)
+from r2act.cluster.base import Cluster
+from r2act.collector import layout, resume
+from r2act.collector.cleanup import remover
+from r2act.collector.context import (
+    CollectionObserver,
+    CollectSettings,
+    IncidentResult,
+    NullObserver,
+    Provenance,
+)
+from r2act.collector.guard import CleanupGuard, Interrupted
+from r2act.collector.lifecycle import Collector, IncidentRun, leftovers_message
+from r2act.collector.retrying import call_with_retry
+from r2act.errors import DataError, SafetyError
+from r2act.schema import PlannedIncident
+from r2act.systems import SYSTEMS
+
+DEFAULT_RUNS = Path("r2act-runs")
+
+
+@dataclass(frozen=True)
+class PlannedChaos:
+    """One incident and the Chaos Mesh object that injects it."""
+
+    incident: PlannedIncident
+    chaos: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CollectionPlan:
+    """Everything a collection needs from the manifest, computed without a cluster."""
+
+    manifest_path: Path
+    manifest: Manifest
+    manifest_sha256: str
+    items: list[PlannedChaos]
+
+
+@dataclass
+class CampaignSummary:
+    """What a ``collect`` run did."""
+
+    campaign: str
+    run_dir: Path
+    planned: int
+    skipped: int = 0
+    """Already complete before this run."""
+    results: list[IncidentResult] = field(default_factory=list)
+    moved_aside: list[Path] = field(default_factory=list)
+    interrupted_by: int | None = None
+    """Signal number that stopped the run, if any."""
+    wall_s: float = 0.0
+
+    @property
+    def completed(self) -> int:
+        """Incidents completed by this run."""
+        return sum(r.status == "completed" for r in self.results)
+
+    @property
+    def failed(self) -> int:
+        """Incidents that failed in this run."""
+        return sum(r.status == "failed" for r in self.results)
+
+    @property
+    def remaining(self) -> int:
+        """Planned incidents still without a complete directory."""
+        return self.planned - self.skipped - self.completed
+
+    @property
+    def log_records(self) -> int:
+        """Log records written by this run."""
+        return sum(r.log_records for r in self.results)
+
+    @property
+    def generation_s(self) -> float:
+        """Real seconds spent inside cluster reads."""
+        return sum(r.generation_s for r in self.results)
+
+    @property
+    def generation_cpu_s(self) -> float:
+        """CPU seconds spent inside cluster reads."""
+        return sum(r.generation_cpu_s for r in self.results)
+
+
+def plan_collection(manifest_path: Path, only: Sequence[str] = ()) -> CollectionPlan:
+    """Load, plan and render; ``only`` restricts to the given ids (unknown ids are an error)."""
+    manifest = load_manifest(manifest_path)
+    incidents = plan_incidents(manifest)
+    if only:
+        known = {i.id for i in incidents}
+        if unknown := [i for i in only if i not in known]:
+            raise DataError(
+                f"--only {unknown[0]}: no such incident in {manifest_path} "
+                f"(list them with `r2act campaign plan {manifest_path}`)"
+            )
+        wanted = set(only)
+        incidents = [i for i in incidents if i.id in wanted]
+    topology = SYSTEMS[manifest.system]
+    items = [PlannedChaos(i, render_chaos(i, manifest.namespace, topology)) for i in incidents]
+    return CollectionPlan(manifest_path, manifest, manifest_sha256(manifest_path), items)
+
+
+def default_run_dir(manifest: Manifest) -> Path:
+    """``./r2act-runs/<campaign name>``."""
+    return DEFAULT_RUNS / manifest.name
+
+
+def settings_for(manifest: Manifest) -> CollectSettings:
+    """Lifecycle settings from the manifest's metrics, health and phase sections."""
+    return CollectSettings(
+        metric_queries=dict(manifest.metrics.queries),
+        metric_step_s=manifest.metrics.step_s,
+        health_interval_s=manifest.health.interval_s,
+        health_consecutive=manifest.health.consecutive,
+        preflight_timeout_s=max(600.0, 2.0 * manifest.phases.recovery_timeout_s),
+    )
+
+
+def open_target(manifest: Manifest, run_dir: Path) -> Cluster:
+    """Connect to the campaign's target; a Kubernetes target passes the safety check here.
+
+    Imported lazily: planning and dry runs must not pay for loading the adapters.
+    """
+    from r2act.cluster.connect import connect
+
+    return connect(
+        manifest.target,
+        namespace=manifest.namespace,
+        workspace=run_dir,
+        metric_queries=manifest.metrics.queries,
+        users=manifest.load.users,
+        error_rate_threshold=manifest.health.error_rate_threshold,
+    )
+
+
+def cleanup_command(plan_path: Path, run_dir: Path, manifest: Manifest) -> str:
+    """The command a user types to sweep this campaign's target."""
+    out = "" if run_dir == default_run_dir(manifest) else f" --out {run_dir}"
+    return f"r2act cleanup {plan_path}{out}"
+
+
+def collect(
+    plan: CollectionPlan,
+    run_dir: Path,
+    *,
+    resume_run: bool = True,
+    force: bool = False,
+    settings: CollectSettings | None = None,
+    observer: CollectionObserver | None = None,
+    cluster_factory: Callable[[Manifest, Path], Cluster] = open_target,
+) -> CampaignSummary:
+    """Collect every planned incident not yet complete into ``run_dir/raw``."""
+    observer = observer or NullObserver()
+    wall = time.perf_counter()
+    raw = layout.raw_dir(run_dir)
+    found = resume.scan(raw)
+    ids = [item.incident.id for item in plan.items]
+    if not resume_run:
+        resume.refuse_unless_forced(run_dir, found, force)
+    done = set() if not resume_run else found.complete & set(ids)
+    pending = [item for item in plan.items if item.incident.id not in done]
+    summary = CampaignSummary(plan.manifest.name, run_dir, len(ids), skipped=len(done))
+    observer.campaign_started(len(pending), len(done))
+    if not pending:
+        return summary
+    resume.check_writable(run_dir)
+    cluster = cluster_factory(plan.manifest, run_dir)
+    settings = settings or settings_for(plan.manifest)
+    remove = remover(cluster, settings.retry, settings.remove_timeout_s, settings.backoff_sleep)
+    provenance = _provenance(plan, run_dir, cluster)
+    try:
+        with CleanupGuard(remove, observer.message) as guard:
+            _refuse_leftovers(cluster, settings, provenance)
+            redo = [i.incident.id for i in pending]
+            summary.moved_aside += resume.move_aside(raw, found.partial & set(redo))
+            if not resume_run:
+                summary.moved_aside += resume.move_aside(
+                    raw, found.complete & set(redo), layout.SUPERSEDED_DIR
+                )
+            for path in summary.moved_aside:
+                observer.message(f"moved unfinished {path.name} aside to {path.parent}")
+            collector = Collector(cluster, settings, provenance, guard, observer)
+            for item in pending:
+                observer.incident_started(item.incident.id)
+                directory = raw / item.incident.id
+                result = IncidentRun(collector, item.incident, item.chaos, directory).run()
+                summary.results.append(result)
+                observer.incident_finished(result)
+                guard.raise_if_interrupted()
+    except Interrupted as signal_error:
+        summary.interrupted_by = signal_error.signum
+    summary.wall_s = time.perf_counter() - wall
+    return summary
+
+
+def _provenance(plan: CollectionPlan, run_dir: Path, cluster: Cluster) -> Provenance:
+    manifest = plan.manifest
+    return Provenance(
+        tool_version=__version__,
+        manifest_sha256=plan.manifest_sha256,
+        campaign=manifest.name,
+        cleanup_command=cleanup_command(plan.manifest_path, run_dir, manifest),
+        load=manifest.load.model_dump(mode="json"),
+        target_kind=manifest.target.kind,
+        fingerprint=cluster.fingerprint,
+        namespace=cluster.namespace,
+    )
+
+
+def _refuse_leftovers(cluster: Cluster, settings: CollectSettings, provenance: Provenance) -> None:
+    found = call_with_retry(
+        cluster.leftovers,
+        policy=settings.retry,
+        sleep=settings.backoff_sleep or cluster.clock.sleep,
+        on_retry=lambda _attempt, _error: None,
+    )
+    if found:
+        raise SafetyError(leftovers_message(found, provenance))

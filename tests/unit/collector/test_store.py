@@ -1,0 +1,127 @@
+"""The raw store's files read back exactly as the quality gate expects them."""
+
+from __future__ import annotations
+
+import errno
+import gzip
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from r2act.collector import store
+from r2act.errors import DataError
+from r2act.schema import KubeEvent, LogLine, MetricSeries
+
+
+def test_log_lines_round_trip_through_gzip_json_lines_with_awkward_text(tmp_path: Path) -> None:
+    lines = [
+        LogLine(1.5, "cart-1", "server", "cartservice", 'plain "quoted" \\ text\ttab'),
+        LogLine(2.0, "front-1", "server", "frontend", '{"severity":"info","msg":"ünïcode ✓"}'),
+        LogLine(3.25, "cart-1", "server", "cartservice", ""),
+    ]
+    path = tmp_path / "logs.jsonl.gz"
+    count = store.write_logs(path, [lines[:2], [], lines[2:]])
+    assert count == 3
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        decoded = [json.loads(line) for line in handle]
+    assert decoded == [
+        {
+            "ts": ln.ts,
+            "pod": ln.pod,
+            "container": ln.container,
+            "service": ln.service,
+            "line": ln.line,
+        }
+        for ln in lines
+    ]
+
+
+def test_identical_logs_give_identical_bytes(tmp_path: Path) -> None:
+    batch = [LogLine(float(i), "p", "c", "s", f"line {i}") for i in range(100)]
+    store.write_logs(tmp_path / "a.gz", [batch])
+    store.write_logs(tmp_path / "b.gz", [batch])
+    assert (tmp_path / "a.gz").read_bytes() == (tmp_path / "b.gz").read_bytes()
+
+
+def test_metrics_are_long_format_with_sorted_label_json(tmp_path: Path) -> None:
+    series = [
+        MetricSeries("cpu", {"pod": "a", "container": "server"}, [(1.0, 0.5), (2.0, 0.75)]),
+        MetricSeries("mem", {"pod": "b"}, [(1.0, 1e6)]),
+    ]
+    path = tmp_path / "metrics.parquet"
+    assert store.write_metrics(path, series) == 3
+    table = pq.read_table(path)
+    assert table.schema.names == ["ts", "query", "labels", "value"]
+    assert str(table.schema.field("ts").type) == "double"
+    rows = table.to_pylist()
+    assert rows[0] == {
+        "ts": 1.0,
+        "query": "cpu",
+        "labels": '{"container": "server", "pod": "a"}',
+        "value": 0.5,
+    }
+    assert [r["query"] for r in rows] == ["cpu", "cpu", "mem"]
+
+
+def test_empty_metrics_still_write_a_typed_file(tmp_path: Path) -> None:
+    path = tmp_path / "metrics.parquet"
+    assert store.write_metrics(path, []) == 0
+    assert pq.read_table(path).schema.names == ["ts", "query", "labels", "value"]
+
+
+def test_events_are_one_model_per_line(tmp_path: Path) -> None:
+    event = KubeEvent(
+        ts=1.0, type="Warning", reason="BackOff", object_kind="Pod", object_name="a", message="m"
+    )
+    path = tmp_path / "events.jsonl"
+    assert store.write_events(path, [event, event]) == 2
+    lines = path.read_text().splitlines()
+    assert [KubeEvent.model_validate_json(line) for line in lines] == [event, event]
+
+
+def test_a_failed_write_leaves_neither_the_file_nor_its_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "logs.jsonl.gz"
+
+    def batches() -> object:
+        yield [LogLine(1.0, "p", "c", "s", "x")]
+        raise RuntimeError("stream broke")
+
+    with pytest.raises(RuntimeError):
+        store.write_logs(path, batches())  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_file_survives_a_failed_rewrite(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    store.write_json(path, {"v": 1})
+    with pytest.raises(RuntimeError), store.atomic_file(path) as handle:
+        handle.write(b"partial")
+        raise RuntimeError
+    assert json.loads(path.read_text()) == {"v": 1}
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EACCES])
+def test_disk_errors_become_one_line_data_errors_naming_the_path(code: int, tmp_path: Path) -> None:
+    with pytest.raises(DataError) as caught, store.writing(tmp_path / "x"):
+        raise OSError(code, "boom", str(tmp_path / "x"))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert str(tmp_path / "x") in message
+
+
+def test_other_os_errors_are_not_disguised(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError), store.writing(tmp_path):
+        raise FileNotFoundError(errno.ENOENT, "gone")
+
+
+def test_a_write_error_on_the_compressor_thread_reaches_the_caller(tmp_path: Path) -> None:
+    class Full:
+        def write(self, _data: bytes) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    compressor = store._Compressor(Full(), 1)  # type: ignore[arg-type]
+    compressor.write(b"x" * 100)
+    with pytest.raises(OSError, match="No space"):
+        compressor.close()
