@@ -1,0 +1,219 @@
+"""Reading Chaos Mesh objects the way the Chaos Mesh controller does, minus the daemon.
+
+``parse_chaos`` turns the object r2act sends (the same dict the real adapter sends) into a
+``Fault``: which pods it selects and what it does to them. ``chaos_status`` renders the
+status block the controller would report (conditions, desiredPhase, per-target records).
+Selection happens once, at creation: pods created later are never injected, as in Chaos
+Mesh (``controllers/common/records``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from r2act.cluster.sim.state import ChaosRec, PodRec
+from r2act.errors import PermanentClusterError
+from r2act.schema import ChaosEvent, ChaosRecord, ChaosStatus
+
+KINDS = ("PodChaos", "StressChaos", "NetworkChaos", "HTTPChaos", "DNSChaos")
+CONTAINER_LEVEL = frozenset({"StressChaos", "DNSChaos"})
+"""Kinds whose records are per container (``ns/pod/container``), not per pod."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What one chaos object does, decoded from its spec."""
+
+    effect: str
+    """'pod_failure', 'cpu', 'memory', 'delay', 'http' or 'dns'."""
+    apps: tuple[str, ...]
+    """app labels the selector picks."""
+    cpu_cores: float = 0.0
+    memory_bytes: int = 0
+    latency_ms: float = 0.0
+    jitter_ms: float = 0.0
+    http_method: str | None = None
+    http_path: str = "*"
+    http_code: int | None = None
+    """Replacement status for http errors; None means the request is aborted."""
+    dns_action: str = "error"
+    dns_hosts: tuple[str, ...] = ()
+    """Service names the DNS patterns match."""
+
+
+_DURATION = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)$")
+_SIZE = re.compile(r"^([0-9]+)(B|KB|MB|GB|KiB|MiB|GiB)?$")
+_SIZE_UNIT = {
+    None: 1,
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+}
+"""KB/MB/GB are decimal, KiB/MiB/GiB binary (as the recovery labels read them)."""
+
+
+def _bad(name: str, what: str) -> PermanentClusterError:
+    return PermanentClusterError(f"chaos object {name!r} rejected: {what}")
+
+
+def duration_s(text: str, name: str = "?") -> float:
+    """'120s', '200ms', '2m' -> seconds."""
+    match = _DURATION.fullmatch(text.strip())
+    if match is None:
+        raise _bad(name, f"duration {text!r} is not like '120s' or '200ms'")
+    scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[match.group(2)]
+    return float(match.group(1)) * scale
+
+
+def size_bytes(text: str, name: str = "?") -> int:
+    """'256MB' -> bytes (decimal MB, binary MiB)."""
+    match = _SIZE.fullmatch(text.strip())
+    if match is None:
+        raise _bad(name, f"memory size {text!r} is not like '256MB'")
+    return int(match.group(1)) * _SIZE_UNIT[match.group(2)]
+
+
+def selected_apps(selector: Mapping[str, Any], name: str) -> tuple[str, ...]:
+    """app values of a labelSelectors / expressionSelectors selector (the forms r2act emits)."""
+    apps: list[str] = []
+    labels = selector.get("labelSelectors") or {}
+    if "app" in labels:
+        apps.append(str(labels["app"]))
+    for expression in selector.get("expressionSelectors") or []:
+        if expression.get("key") == "app" and expression.get("operator") == "In":
+            apps.extend(str(v) for v in expression.get("values") or [])
+    if not apps:
+        raise _bad(name, "selector names no app (use labelSelectors or expressionSelectors)")
+    return tuple(dict.fromkeys(apps))
+
+
+def parse_chaos(obj: Mapping[str, Any]) -> tuple[str, str, Fault]:
+    """(kind, name, fault) of a Chaos Mesh object; PermanentClusterError when malformed."""
+    kind = str(obj.get("kind", ""))
+    metadata = obj.get("metadata") or {}
+    name = str(metadata.get("name", ""))
+    spec = obj.get("spec") or {}
+    if kind not in KINDS:
+        raise _bad(name, f"kind {kind!r} is not one of {', '.join(KINDS)}")
+    if not name:
+        raise _bad(name, "metadata.name is missing")
+    apps = selected_apps(spec.get("selector") or {}, name)
+    if kind == "PodChaos":
+        if spec.get("action") != "pod-failure":
+            raise _bad(name, f"PodChaos action {spec.get('action')!r} is not simulated")
+        return kind, name, Fault("pod_failure", apps)
+    if kind == "StressChaos":
+        stressors = spec.get("stressors") or {}
+        if "cpu" in stressors:
+            cpu = stressors["cpu"]
+            cores = int(cpu.get("workers", 1)) * int(cpu.get("load", 100)) / 100
+            return kind, name, Fault("cpu", apps, cpu_cores=cores)
+        if "memory" in stressors:
+            memory = stressors["memory"]
+            size = size_bytes(str(memory.get("size", "0")), name)
+            return kind, name, Fault("memory", apps, memory_bytes=size)
+        raise _bad(name, "StressChaos has neither a cpu nor a memory stressor")
+    if kind == "NetworkChaos":
+        delay = spec.get("delay") or {}
+        if spec.get("action") != "delay" or "latency" not in delay:
+            raise _bad(name, "only NetworkChaos action 'delay' with delay.latency is simulated")
+        latency = duration_s(str(delay["latency"]), name) * 1000
+        jitter = duration_s(str(delay.get("jitter", "0ms")), name) * 1000
+        return kind, name, Fault("delay", apps, latency_ms=latency, jitter_ms=jitter)
+    if kind == "HTTPChaos":
+        abort = bool(spec.get("abort"))
+        replace = spec.get("replace") or {}
+        code = replace.get("code")
+        if not abort and code is None:
+            raise _bad(name, "HTTPChaos needs abort: true or replace.code")
+        method = spec.get("method")
+        return (
+            kind,
+            name,
+            Fault(
+                "http",
+                apps,
+                http_method=None if method is None else str(method),
+                http_path=str(spec.get("path", "*")),
+                http_code=None if abort else int(str(code)),
+            ),
+        )
+    patterns = [str(p) for p in spec.get("patterns") or []]
+    hosts = tuple(dict.fromkeys(p.split(".")[0].rstrip("*?") for p in patterns if p))
+    action = str(spec.get("action", "error"))
+    if action not in ("error", "random"):
+        raise _bad(name, f"DNSChaos action {action!r} is not error or random")
+    return kind, name, Fault("dns", apps, dns_action=action, dns_hosts=hosts)
+
+
+def select_pods(spec: Mapping[str, Any], apps: tuple[str, ...], pods: list[PodRec]) -> list[str]:
+    """Pods the selector picks among ``pods`` (which already exist); honours mode one/all/fixed."""
+    chosen = [p.name for p in pods if p.app in apps]
+    mode = str(spec.get("mode", "all"))
+    if mode == "one":
+        return chosen[:1]
+    if mode == "fixed":
+        return chosen[: int(spec.get("value", 1))]
+    if mode in ("fixed-percent", "random-max-percent"):
+        count = max(1, len(chosen) * int(spec.get("value", 100)) // 100)
+        return chosen[:count]
+    return chosen
+
+
+def rfc3339(ts: float) -> str:
+    """Seconds since the epoch -> RFC 3339 (UTC, seconds precision, as Kubernetes writes)."""
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def chaos_status(rec: ChaosRec, t: float) -> ChaosStatus:
+    """The status the controller would report for ``rec`` at time ``t``."""
+    if rec.deleted_at is not None and t >= rec.deleted_at:
+        return ChaosStatus(kind=rec.kind, name=rec.name, exists=False)
+    stopped = rec.expired(t)
+    records = [_record(rec, pod, t, stopped) for pod in rec.pods]
+    phases = {r.phase for r in records}
+    conditions = {
+        "Selected": bool(records),
+        "AllInjected": bool(records) and phases == {"Injected"},
+        "AllRecovered": bool(records) and phases == {"Not Injected"},
+        "Paused": False,
+    }
+    return ChaosStatus(
+        kind=rec.kind,
+        name=rec.name,
+        conditions=conditions,
+        desired_phase="Stop" if stopped else "Run",
+        records=records,
+    )
+
+
+def _record(rec: ChaosRec, pod: str, t: float, stopped: bool) -> ChaosRecord:
+    suffix = f"/{rec.containers[0]}" if rec.kind in CONTAINER_LEVEL and rec.containers else ""
+    record_id = f"{rec.namespace}/{pod}{suffix}"
+    if t < rec.applied_at:
+        return ChaosRecord(id=record_id, phase="Not Injected")
+    applied = rfc3339(rec.applied_at)
+    if rec.injection_failed:
+        failure = ChaosEvent(
+            type="Failed",
+            operation="Apply",
+            message=f"rpc error: code = Unknown desc = failed to apply chaos on {pod}",
+            timestamp=applied,
+        )
+        return ChaosRecord(id=record_id, phase="Not Injected", events=[failure])
+    events = [ChaosEvent(type="Succeeded", operation="Apply", timestamp=applied)]
+    if stopped:
+        end = rec.effect_end() or t
+        events.append(ChaosEvent(type="Succeeded", operation="Recover", timestamp=rfc3339(end)))
+        return ChaosRecord(
+            id=record_id, phase="Not Injected", injected_count=1, recovered_count=1, events=events
+        )
+    return ChaosRecord(id=record_id, phase="Injected", injected_count=1, events=events)

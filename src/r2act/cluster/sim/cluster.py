@@ -1,0 +1,316 @@
+"""``SimulatedCluster``: the Cluster port over the seeded Online Boutique twin.
+
+The object is a thin shell: state lives on disk (``state``), dynamics are derived from it
+(``timeline``, ``scene``), telemetry is rendered from scenes (``logs``, ``metrics``), and
+plans are carried out by ``plans``. Every mutating call saves the state, so a second
+process (or a new instance after a crash) sees the same cluster, leftovers included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from r2act.campaigns import GlitchRates
+from r2act.cluster.base import (
+    INCIDENT_LABEL,
+    MANAGED_BY,
+    MANAGED_BY_LABEL,
+    ChaosObject,
+    Cluster,
+)
+from r2act.cluster.sim.calibration import log_scale
+from r2act.cluster.sim.chaos import chaos_status
+from r2act.cluster.sim.events import window_events
+from r2act.cluster.sim.glitches import Glitches
+from r2act.cluster.sim.lifecycle import create, creation_events, delete, incident_of
+from r2act.cluster.sim.logs import LogSource, piece_mid
+from r2act.cluster.sim.metrics import MetricSource
+from r2act.cluster.sim.plans import apply, undo
+from r2act.cluster.sim.scene import Scene, build_scene
+from r2act.cluster.sim.state import (
+    ChaosRec,
+    SimState,
+    fresh_state,
+    load_state,
+    save_state,
+    state_path,
+)
+from r2act.cluster.sim.timeline import PodTimeline, build_timelines, change_points
+from r2act.cluster.sim.view import cluster_state, health_report
+from r2act.errors import DataError
+from r2act.schema import (
+    ChaosRef,
+    ChaosStatus,
+    ClusterState,
+    HealthReport,
+    KubeEvent,
+    LogLine,
+    MetricSeries,
+    PlanEffect,
+    PreflightReport,
+    RecoveryPlan,
+    TimeWindow,
+    Topology,
+    memory_bytes,
+)
+from r2act.systems import ONLINE_BOUTIQUE
+
+TELEMETRY_RETENTION_S = 6 * 3600.0
+"""Logs and metrics older than this are gone (kubelet log rotation, a short TSDB)."""
+REMOVE_WAIT_S = 1.0
+"""Virtual seconds ``remove`` waits for the finalizer (records recover at once)."""
+
+
+class SimClock:
+    """The virtual clock: ``sleep`` advances simulated time at once and persists it."""
+
+    def __init__(self, cluster: SimulatedCluster) -> None:
+        self._cluster = cluster
+
+    def now(self) -> float:
+        """Simulated seconds since the epoch."""
+        return self._cluster._state.now
+
+    def sleep(self, seconds: float) -> None:
+        """Advance simulated time by ``seconds`` (never backwards)."""
+        self._cluster._advance(max(0.0, float(seconds)))
+
+
+class SimulatedCluster:
+    """A simulated Online Boutique on Kubernetes with Chaos Mesh and Prometheus.
+
+    ``seed`` and ``namespace`` shape a *new* cluster; an existing one (same workspace and
+    name) keeps its own seed, like a real cluster outliving a changed manifest, and refuses
+    another namespace. ``users``, ``volume`` and ``error_rate_threshold`` are per process.
+    """
+
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        name: str = "default",
+        seed: int = 0,
+        namespace: str = "default",
+        glitches: GlitchRates | None = None,
+        users: int = 10,
+        volume: float = 1.0,
+        error_rate_threshold: float = 0.05,
+        topology: Topology = ONLINE_BOUTIQUE,
+    ) -> None:
+        self.topology = topology
+        self.path = state_path(workspace, name)
+        loaded = load_state(self.path)
+        if loaded is not None and loaded.namespace != namespace:
+            raise DataError(
+                f"{self.path}: simulated cluster {name!r} runs namespace {loaded.namespace!r}, "
+                f"not {namespace!r} (use another target name, or delete the directory)"
+            )
+        if loaded is None:
+            loaded = fresh_state(topology, name=name, seed=seed, namespace=namespace)
+            save_state(self.path, loaded)
+        self._state: SimState = loaded
+        self.glitches = Glitches(glitches or GlitchRates(), loaded.seed)
+        self.users = users
+        self.error_rate_threshold = error_rate_threshold
+        scale = log_scale(topology) * volume
+        self._logs = LogSource(topology, loaded.seed, users, scale)
+        self._metrics = MetricSource(topology, loaded.seed, loaded.namespace)
+        self._requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
+        self._timelines: dict[str, PodTimeline] | None = None
+        self._cuts: list[float] = []
+        self._scenes: dict[float, Scene] = {}
+        self._clock = SimClock(self)
+
+    # --- bookkeeping -------------------------------------------------------------------
+
+    def _changed(self) -> None:
+        self._timelines = None
+        self._scenes.clear()
+        save_state(self.path, self._state)
+
+    def _advance(self, seconds: float) -> None:
+        self._state.now += seconds
+        save_state(self.path, self._state)
+
+    def _call(self, operation: str, incident: str | None = None) -> None:
+        """Count the call and apply the configured API glitches to it."""
+        self._state.calls += 1
+        self.glitches.check_call(operation, self._state.calls, incident)
+
+    def timelines(self) -> dict[str, PodTimeline]:
+        """Pod timelines of the current history (cached until the next change)."""
+        if self._timelines is None:
+            self._timelines = build_timelines(self._state, self._requests, self._state.seed)
+            self._cuts = change_points(self._timelines)
+        return self._timelines
+
+    def scene_at(self, t: float) -> Scene:
+        """The system's condition at ``t`` (cached per instant until the next change)."""
+        scene = self._scenes.get(t)
+        if scene is None:
+            if len(self._scenes) > 512:
+                self._scenes.clear()
+            scene = build_scene(self.topology, self.timelines(), t, self.users)
+            self._scenes[t] = scene
+        return scene
+
+    def _bucket_scene(self, t: float) -> Scene:
+        """The scene logs use for the bucket piece holding ``t`` (shared by metrics)."""
+        self.timelines()
+        return self.scene_at(piece_mid(t, self._cuts))
+
+    def _clip(self, window: TimeWindow) -> TimeWindow:
+        """The part of ``window`` the cluster still remembers: the last hours, up to now."""
+        now = self._state.now
+        return TimeWindow(max(window.start, now - TELEMETRY_RETENTION_S), min(window.end, now))
+
+    # --- the Cluster protocol ----------------------------------------------------------
+
+    @property
+    def clock(self) -> SimClock:
+        """The virtual clock."""
+        return self._clock
+
+    @property
+    def namespace(self) -> str:
+        """The namespace the simulated system runs in."""
+        return self._state.namespace
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """``sim:<name>:seed=<seed>``."""
+        return f"sim:{self._state.name}:seed={self._state.seed}"
+
+    def preflight(self, metric_queries: Mapping[str, str]) -> PreflightReport:
+        """Deployments ready, frontend healthy, leftovers, metrics reachable."""
+        self._call("preflight")
+        health = self.health_now()
+        return PreflightReport(
+            deployments_ready=not health.unavailable,
+            not_ready=health.unavailable,
+            frontend_healthy=health.frontend_ok,
+            leftovers=self._leftovers(),
+            metrics_reachable=True,
+        )
+
+    def inject(self, chaos: ChaosObject) -> ChaosRef:
+        """Create the chaos object; its records select the pods that exist now."""
+        incident = incident_of(chaos)
+        self._call("inject", incident)
+        rec, fault = create(self._state, self.topology, chaos)
+        self.glitches.decide(rec, fault)
+        creation_events(self._state, rec)
+        self._changed()
+        return ChaosRef(kind=rec.kind, name=rec.name, namespace=rec.namespace, incident_id=incident)
+
+    def chaos_status(self, ref: ChaosRef) -> ChaosStatus:
+        """The object's status now; ``exists=False`` once it is gone."""
+        self._call("chaos_status", ref.incident_id)
+        rec = self._find(ref)
+        if rec is None:
+            return ChaosStatus(kind=ref.kind, name=ref.name, exists=False)
+        return chaos_status(rec, self._state.now)
+
+    def _find(self, ref: ChaosRef) -> ChaosRec | None:
+        return self._state.live_chaos(ref.kind, ref.name)
+
+    def remove(self, ref: ChaosRef, timeout_s: float = 60.0) -> None:
+        """Delete the object (records recover, finalizer clears); no-op when already gone."""
+        self._call("remove", ref.incident_id)
+        rec = self._find(ref)
+        if rec is None:
+            return
+        delete(self._state, rec, "api")
+        self._state.now += min(REMOVE_WAIT_S, max(0.0, timeout_s))
+        self._changed()
+
+    def _leftovers(self) -> list[ChaosRef]:
+        return [
+            ChaosRef(
+                kind=r.kind,
+                name=r.name,
+                namespace=r.namespace,
+                incident_id=r.labels.get(INCIDENT_LABEL),
+            )
+            for r in self._state.chaos
+            if r.deleted_at is None and r.labels.get(MANAGED_BY_LABEL) == MANAGED_BY
+        ]
+
+    def leftovers(self) -> list[ChaosRef]:
+        """Every chaos object labelled as managed by r2act that still exists."""
+        self._call("leftovers")
+        return self._leftovers()
+
+    def pod_names(self) -> set[str]:
+        """Names of the pods that exist now."""
+        self._call("pod_names")
+        now = self._state.now
+        return {p.name for p in self._state.pods if p.exists(now)}
+
+    def logs(self, window: TimeWindow) -> Iterator[Sequence[LogLine]]:
+        """Every container's lines in the window (up to now), in batches."""
+        self._call("logs")
+        timelines = self.timelines()
+        yield from self._logs.window(self._clip(window), timelines, self.scene_at, self._cuts)
+
+    def events(self, window: TimeWindow) -> list[KubeEvent]:
+        """Events of the namespace in the window (up to now), chaos-object events included."""
+        self._call("events")
+        end = min(window.end, self._state.now)
+        return window_events(self._state, self.timelines(), TimeWindow(window.start, end))
+
+    def state(self) -> ClusterState:
+        """Deployments and pods now."""
+        self._call("state")
+        return cluster_state(self._state, self.timelines(), self.topology)
+
+    def metrics(
+        self, window: TimeWindow, queries: Mapping[str, str], step_s: float
+    ) -> Iterator[MetricSeries]:
+        """Range-query each named query over the window (up to now)."""
+        self._call("metrics")
+        gaps = [r.metric_gap for r in self._state.chaos if r.metric_gap is not None]
+        replicas = {name: d.replicas for name, d in self._state.deployments.items()}
+        yield from self._metrics.series(
+            self._clip(window),
+            queries,
+            step_s,
+            scene_at=self._bucket_scene,
+            gaps=gaps,
+            replicas=replicas,
+        )
+
+    def health(self) -> HealthReport:
+        """Probe the frontend, deployments and the users' error rate now."""
+        self._call("health")
+        return self.health_now()
+
+    def health_now(self) -> HealthReport:
+        """The health probe without counting an API call."""
+        now = self._state.now
+        scene = build_scene(self.topology, self.timelines(), now, self.users)
+        replicas = {name: d.replicas for name, d in self._state.deployments.items()}
+        return health_report(scene, self.topology, replicas, self.error_rate_threshold)
+
+    def apply_plan(self, plan: RecoveryPlan) -> PlanEffect:
+        """Carry out a typed plan; the effect lists what changed."""
+        self._call("apply_plan")
+        changes = apply(self._state, self.topology, plan, self._state.now)
+        self._changed()
+        return PlanEffect(operation=plan.operation, changes=changes)
+
+    def undo(self, effect: PlanEffect) -> None:
+        """Revert replicas and templates a plan changed."""
+        self._call("undo")
+        undo(self._state, self.topology, list(effect.changes), self._state.now)
+        self._changed()
+
+
+if TYPE_CHECKING:
+
+    def _conforms(cluster: SimulatedCluster) -> Cluster:
+        """mypy proves SimulatedCluster implements the Cluster protocol."""
+        return cluster

@@ -1,0 +1,165 @@
+"""Streaming log generation: one pod, one 10-second bucket at a time.
+
+Conditions are read off the scene at the midpoint of each bucket piece (buckets are split
+at the history's change points), so the simulator's time resolution for gradual
+conditions is one bucket while a fault never shows before it starts. Each (pod, bucket
+piece) has its own seeded generator, so a window's lines do not depend on which windows
+were read before, and memory holds one batch, never a whole incident.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
+from itertools import accumulate, pairwise
+from operator import itemgetter
+
+from r2act.cluster.sim.podlogs import PodLogger
+from r2act.cluster.sim.podlogs_backend import locust_table, startup_lines
+from r2act.cluster.sim.scene import Scene
+from r2act.cluster.sim.seeding import key_int
+from r2act.cluster.sim.timeline import PodTimeline
+from r2act.schema import LogLine, TimeWindow, Topology
+
+BUCKET_S = 10.0
+LOCUST_PERIOD_S = 2.0
+BATCH_LINES = 5000
+_BY_TS = itemgetter(0)
+
+
+def poisson(r: random.Random, mean: float) -> int:
+    """A Poisson draw (normal approximation above 30, Knuth's method below)."""
+    if mean <= 0:
+        return 0
+    if mean > 30:
+        return max(0, round(r.gauss(mean, math.sqrt(mean))))
+    limit, k, p = math.exp(-mean), 0, r.random()
+    while p > limit:
+        k += 1
+        p *= r.random()
+    return k
+
+
+class LogSource:
+    """Builds and caches one ``PodLogger`` per pod; renders windows lazily."""
+
+    def __init__(self, topology: Topology, seed: int, users: int, scale: float) -> None:
+        self.topology, self.seed, self.users, self.scale = topology, seed, users, scale
+        self._loggers: dict[str, PodLogger] = {}
+
+    def logger(self, line: PodTimeline) -> PodLogger:
+        """The pod's logger (templates filled once)."""
+        pod = line.pod
+        found = self._loggers.get(pod.name)
+        if found is None:
+            container = self.topology.deployment(pod.app).main.name
+            found = PodLogger(
+                self.topology, pod.name, pod.app, container, seed=self.seed, users=self.users
+            )
+            self._loggers[pod.name] = found
+        return found
+
+    def window(
+        self,
+        window: TimeWindow,
+        timelines: dict[str, PodTimeline],
+        scene_at: Callable[[float], Scene],
+        cuts: list[float],
+    ) -> Iterator[list[LogLine]]:
+        """Every pod's lines in ``window``, in batches of roughly ``BATCH_LINES``.
+
+        A bucket is split at the history's change points (``cuts``: injections, removals,
+        pod starts...), so a condition never leaks across its start or end."""
+        start, end = window
+        if end < start:
+            return
+        batch: list[LogLine] = []
+        names = sorted(timelines)
+        for bucket in range(math.floor(start / BUCKET_S), math.floor(end / BUCKET_S) + 1):
+            lo = bucket * BUCKET_S
+            hi = lo + BUCKET_S
+            for index, (a, b) in enumerate(pieces(lo, hi, cuts)):
+                scene = scene_at((a + b) / 2)
+                for name in names:
+                    line = timelines[name]
+                    pod = line.pod
+                    if pod.created_at >= b or (pod.deleted_at is not None and pod.deleted_at <= a):
+                        continue
+                    lines = self._piece(line, (bucket, index), a, b, scene)
+                    if _clean(line, a, b) and start <= a and b + 5.0 <= end:
+                        batch.extend(lines)
+                    else:
+                        batch.extend(
+                            x for x in lines if start <= x.ts <= end and _running(line, x.ts)
+                        )
+            if len(batch) >= BATCH_LINES:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def _piece(
+        self, line: PodTimeline, key: tuple[int, int], lo: float, hi: float, scene: Scene
+    ) -> list[LogLine]:
+        logger = self.logger(line)
+        r = random.Random(key_int(self.seed, "logs", line.pod.name, *key))
+        out: list[LogLine] = []
+        view = scene.services.get(line.pod.app)
+        ready = view.ready if view is not None else []
+        share = 1.0 / len(ready) if line.pod.name in ready else 0.0
+        kinds = logger.kinds(scene, share, self.scale)
+        width = hi - lo
+        if kinds and width > 0:
+            cum = list(accumulate(k[0] for k in kinds))
+            total = cum[-1]
+            n = poisson(r, total * width)
+            rand = r.random
+            times = sorted(lo + width * rand() for _ in range(n))
+            for ts in times:
+                kinds[bisect_right(cum, rand() * total)][2](ts, r, out)
+        for ts in _starts(line, lo, hi):
+            startup_lines(logger, ts, out)
+        if line.pod.app == self.topology.load_generator:
+            first = math.ceil(lo / LOCUST_PERIOD_S)
+            last = math.ceil(hi / LOCUST_PERIOD_S)
+            ticks = [k * LOCUST_PERIOD_S for k in range(first, last)]
+            locust_table(logger, scene, ticks, line.pod.created_at, out)
+        out.sort(key=_BY_TS)
+        return out
+
+
+def pieces(lo: float, hi: float, cuts: list[float]) -> list[tuple[float, float]]:
+    """[lo, hi) split at the change points strictly inside it."""
+    inside = cuts[bisect_right(cuts, lo) : bisect_left(cuts, hi)]
+    bounds = [lo, *inside, hi]
+    return [(a, b) for a, b in pairwise(bounds) if b > a]
+
+
+def piece_mid(t: float, cuts: list[float]) -> float:
+    """Midpoint of the bucket piece holding ``t``: the instant whose scene stands for ``t``."""
+    lo = math.floor(t / BUCKET_S) * BUCKET_S
+    for a, b in pieces(lo, lo + BUCKET_S, cuts):
+        if a <= t < b:
+            return (a + b) / 2
+    return lo + BUCKET_S / 2
+
+
+def _starts(line: PodTimeline, lo: float, hi: float) -> list[float]:
+    starts = [line.pod.created_at + 1.0] + [t for t, _ in line.restarts]
+    return [t + 0.2 for t in starts if lo <= t + 0.2 < hi and not line.paused(t + 0.2)]
+
+
+def _clean(line: PodTimeline, lo: float, hi: float) -> bool:
+    """No fault, creation or deletion inside [lo, hi): every line may stay."""
+    pod = line.pod
+    if pod.created_at > lo or (pod.deleted_at is not None and pod.deleted_at < hi):
+        return False
+    return not any(a.start < hi and a.end > lo for a in line.faults)
+
+
+def _running(line: PodTimeline, t: float) -> bool:
+    if not line.pod.exists(t) or line.waiting(t):
+        return False
+    return not (line.faults and line.paused(t))

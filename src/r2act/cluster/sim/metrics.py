@@ -1,0 +1,277 @@
+"""cAdvisor and kube-state-metrics series, answered from scenes as Prometheus would.
+
+The simulator does not evaluate PromQL. It recognises the metric name inside a query,
+applies the query's equality / inequality / regex label matchers, turns counters into
+per-second rates when the query wraps them in ``rate``/``irate``, and honours an outer
+``sum by (...)`` / ``sum(...)``. That covers the manifest's default queries and the usual
+hand-written ones; anything else yields no series, as an unknown metric would.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+
+from r2act.cluster.sim.scene import Scene
+from r2act.cluster.sim.seeding import key_int
+from r2act.cluster.sim.timeline import PodTimeline
+from r2act.cluster.sim.traffic import IDLE_CORES, SERVICE_MS
+from r2act.schema import MetricSeries, TimeWindow, Topology, cpu_millicores, memory_bytes
+
+_NAME = re.compile(r"\b((?:container|kube)_[a-z_]+)\b")
+_MATCHER = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"([^"]*)"')
+_SUM_BY = re.compile(r"^\s*sum\s*(?:by\s*\(([^)]*)\))?\s*\(")
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the simulator understood of a PromQL query."""
+
+    metric: str
+    rate: bool
+    matchers: tuple[tuple[str, str, str], ...]
+    group: tuple[str, ...] | None
+    """Labels of an outer ``sum by``; ``()`` for a plain ``sum``; None when not summed."""
+
+
+def parse_query(promql: str) -> Query | None:
+    """The metric, rate-ness, matchers and grouping of ``promql``; None if no known metric."""
+    match = _NAME.search(promql)
+    if match is None:
+        return None
+    metric = match.group(1)
+    rate = bool(re.search(r"\b(?:i?rate|increase)\s*\(", promql))
+    braces = promql[match.end() :]
+    body = braces[1 : braces.find("}")] if braces.startswith("{") else ""
+    matchers = tuple(_MATCHER.findall(body))
+    summed = _SUM_BY.match(promql)
+    group = None
+    if summed is not None:
+        group = tuple(x.strip() for x in (summed.group(1) or "").split(",") if x.strip())
+    return Query(metric, rate, matchers, group)
+
+
+def _keep(labels: Mapping[str, str], matchers: tuple[tuple[str, str, str], ...]) -> bool:
+    for key, op, value in matchers:
+        actual = labels.get(key, "")
+        if op == "=" and actual != value:
+            return False
+        if op == "!=" and actual == value:
+            return False
+        if op == "=~" and re.fullmatch(value, actual) is None:
+            return False
+        if op == "!~" and re.fullmatch(value, actual) is not None:
+            return False
+    return True
+
+
+Sample = tuple[dict[str, str], float]
+
+
+class MetricSource:
+    """Computes series of the known metrics from scenes."""
+
+    def __init__(self, topology: Topology, seed: int, namespace: str) -> None:
+        self.topology, self.seed, self.namespace = topology, seed, namespace
+        self.requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
+        self.cpu_limit = {
+            d.name: cpu_millicores(d.main.cpu_limit) / 1000 for d in topology.deployments
+        }
+        self.cpu_request = {
+            d.name: cpu_millicores(d.main.cpu_request) / 1000 for d in topology.deployments
+        }
+        self.language = {d.name: d.language for d in topology.deployments}
+        self.container = {d.name: d.main.name for d in topology.deployments}
+        self._phase: dict[tuple[str, str], int] = {}
+
+    def series(
+        self,
+        window: TimeWindow,
+        queries: Mapping[str, str],
+        step_s: float,
+        *,
+        scene_at: Callable[[float], Scene],
+        gaps: list[tuple[float, float]],
+        replicas: Mapping[str, int],
+    ) -> Iterator[MetricSeries]:
+        """Range-query every query over ``window`` at ``step_s``."""
+        step = max(1.0, float(step_s))
+        first = math.ceil(window.start / step) * step
+        steps = [first + i * step for i in range(int((window.end - first) // step) + 1)]
+        steps = [t for t in steps if not any(a <= t < b for a, b in gaps)]
+        for name, promql in queries.items():
+            query = parse_query(promql)
+            if query is None:
+                continue
+            points: dict[tuple[tuple[str, str], ...], list[tuple[float, float]]] = {}
+            for t in steps:
+                samples = self._samples(query, scene_at(t), replicas)
+                if query.group is not None:
+                    samples = _sum(samples, query.group)
+                for labels, value in samples:
+                    if query.group is None and not _keep(labels, query.matchers):
+                        continue
+                    key = tuple(sorted(labels.items()))
+                    points.setdefault(key, []).append((t, value))
+            for key, values in points.items():
+                yield MetricSeries(name, dict(key), values)
+
+    def _samples(self, query: Query, scene: Scene, replicas: Mapping[str, int]) -> list[Sample]:
+        metric, t = query.metric, scene.t
+        if metric.startswith("kube_deployment_"):
+            return self._deployment(metric, scene, replicas)
+        out: list[Sample] = []
+        for line in scene.timelines.values():
+            pod = line.pod
+            if not pod.exists(t) or t < pod.created_at + 5.0:
+                continue
+            labels = {"namespace": self.namespace, "pod": pod.name}
+            if not metric.startswith("container_network_"):
+                labels["container"] = self.container.get(pod.app, "server")
+            if query.group is not None and not _keep(labels, query.matchers):
+                continue
+            value = self._pod_value(metric, query.rate, line, scene, labels)
+            if value is None:
+                continue
+            if isinstance(value, list):
+                out.extend(value)
+            else:
+                counter = metric.endswith("_total") and not query.rate
+                noise = 1.0 if counter else self._noise(metric, pod.name, t)
+                out.append((labels, value * noise))
+        return out
+
+    def _noise(self, metric: str, pod: str, t: float) -> float:
+        if metric.startswith("kube_"):
+            return 1.0
+        h = self._phase.get((metric, pod))
+        if h is None:
+            h = self._phase[(metric, pod)] = key_int(self.seed, metric, pod) % 10_000
+        u = math.sin((t / 15.0 + h) * 12.9898) * 43758.5453
+        return 0.96 + 0.08 * (u - math.floor(u))
+
+    def _cores(self, line: PodTimeline, scene: Scene) -> float:
+        app = line.pod.app
+        view = scene.services.get(app)
+        limit = self.cpu_limit.get(app, 0.2)
+        if line.waiting(scene.t) or line.paused(scene.t):
+            return 0.0
+        if line.active(scene.t, "cpu"):
+            return limit * 0.98
+        share = 1.0 / len(view.ready) if view and line.pod.name in view.ready else 0.0
+        busy = scene.received.get(app, 0.0) * share * SERVICE_MS.get(app, 3.0) / 1000 * 0.6
+        idle = IDLE_CORES.get(self.language.get(app, "go"), 0.003)
+        if app == self.topology.load_generator:
+            busy = sum(v.rate for v in scene.routes.values()) * 0.01
+        return min(limit, idle + busy)
+
+    def _cpu_seconds(self, line: PodTimeline, scene: Scene) -> float:
+        """The CPU counter: idle-and-traffic baseline over the pod's age plus stress time."""
+        t, pod = scene.t, line.pod
+        baseline = IDLE_CORES.get(self.language.get(pod.app, "go"), 0.003) * 2
+        stressed = 0.0
+        for active in line.faults:
+            if active.fault.effect == "cpu":
+                stressed += max(0.0, min(t, active.end) - active.start)
+        limit = self.cpu_limit.get(pod.app, 0.2)
+        return baseline * (t - pod.created_at) + (limit - baseline) * stressed
+
+    def _working_set(self, line: PodTimeline, t: float) -> float:
+        app = line.pod.app
+        base = self.requests.get(app, 64 * 2**20) * (
+            0.8 + 0.15 * self._noise("ws", line.pod.name, 0.0)
+        )
+        if line.waiting(t) or line.paused(t):
+            return 1.2e6
+        for active in line.active(t, "memory"):
+            base += active.fault.memory_bytes
+        return min(base, line.pod.memory_limit * 0.995)
+
+    def _pod_value(
+        self, metric: str, rate: bool, line: PodTimeline, scene: Scene, labels: dict[str, str]
+    ) -> float | list[Sample] | None:
+        t, pod, app = scene.t, line.pod, line.pod.app
+        age = t - pod.created_at
+        if metric == "container_cpu_usage_seconds_total":
+            if rate:
+                return self._cores(line, scene)
+            return self._cpu_seconds(line, scene)
+        if metric in ("container_memory_working_set_bytes", "container_memory_usage_bytes"):
+            return self._working_set(line, t)
+        if metric == "container_memory_rss":
+            return self._working_set(line, t) * 0.85
+        if metric.startswith("container_network_"):
+            calls = scene.received.get(app, 0.0)
+            view = scene.services.get(app)
+            share = 1.0 / len(view.ready) if view and pod.name in view.ready else 0.0
+            per_s = 2000.0 + calls * share * (1500.0 if "receive" in metric else 4000.0)
+            if "packets" in metric:
+                per_s /= 900.0
+            if "errors" in metric or "dropped" in metric:
+                per_s = 0.0
+            return per_s if rate else per_s * age  # counters: today's rate over the age
+        if metric in (
+            "container_cpu_cfs_throttled_periods_total",
+            "container_cpu_cfs_periods_total",
+        ):
+            periods = 10.0
+            if metric == "container_cpu_cfs_throttled_periods_total":
+                periods = 9.6 if line.active(t, "cpu") else 0.02
+            return periods if rate else periods * age
+        if metric == "container_oom_events_total":
+            count = sum(1 for ts, reason in line.restarts if ts <= t and reason == "OOMKilled")
+            return 0.0 if rate else float(count)
+        if metric == "kube_pod_container_status_restarts_total":
+            return float(line.restart_count(t))
+        if metric in ("kube_pod_container_status_ready", "kube_pod_status_ready"):
+            if metric == "kube_pod_status_ready":
+                return [
+                    ({**labels, "condition": c}, float(line.ready(t) == (c == "true")))
+                    for c in ("true", "false")
+                ]
+            return float(line.ready(t))
+        if metric == "kube_pod_container_status_last_terminated_reason":
+            reason = line.last_reason(t)
+            return None if reason is None else [({**labels, "reason": reason}, 1.0)]
+        if metric == "kube_pod_container_status_waiting_reason":
+            if not line.waiting(t):
+                return None
+            return [({**labels, "reason": "CrashLoopBackOff"}, 1.0)]
+        if metric in ("kube_pod_container_resource_limits", "kube_pod_container_resource_requests"):
+            limits = metric.endswith("limits")
+            mem = float(pod.memory_limit if limits else self.requests.get(app, 0))
+            cpu = (self.cpu_limit if limits else self.cpu_request).get(app, 0.1)
+            return [
+                ({**labels, "resource": "memory", "unit": "byte"}, mem),
+                ({**labels, "resource": "cpu", "unit": "core"}, cpu),
+            ]
+        if metric == "kube_pod_status_phase":
+            return [({**labels, "phase": "Running"}, 1.0)]
+        return None
+
+    def _deployment(self, metric: str, scene: Scene, replicas: Mapping[str, int]) -> list[Sample]:
+        out: list[Sample] = []
+        for name, view in scene.services.items():
+            labels = {"namespace": self.namespace, "deployment": name}
+            desired = float(replicas.get(name, len(view.pods)))
+            value = {
+                "kube_deployment_status_replicas_available": float(len(view.ready)),
+                "kube_deployment_status_replicas_ready": float(len(view.ready)),
+                "kube_deployment_status_replicas_unavailable": max(0.0, desired - len(view.ready)),
+                "kube_deployment_status_replicas": float(len(view.pods)),
+                "kube_deployment_status_replicas_updated": desired,
+                "kube_deployment_spec_replicas": desired,
+            }.get(metric)
+            if value is not None:
+                out.append((labels, value))
+        return out
+
+
+def _sum(samples: list[Sample], group: tuple[str, ...]) -> list[Sample]:
+    totals: dict[tuple[tuple[str, str], ...], float] = {}
+    for labels, value in samples:
+        key = tuple((k, labels.get(k, "")) for k in group)
+        totals[key] = totals.get(key, 0.0) + value
+    return [(dict(key), value) for key, value in totals.items()]

@@ -1,0 +1,291 @@
+"""Pod dynamics under faults: when a pod is down, restarts, and what the kubelet reports.
+
+A pod's fate follows from the chaos objects that selected it, the probes of its
+container and the kubelet's restart back-off (10 s doubling to 300 s):
+
+- pod-failure swaps the image for ``pause``: the container restarts, probes fail, the
+  liveness probe restarts it again every ~30 s; removal restarts it with the real image.
+- memory stress beyond the limit: the container is OOM-killed a few seconds after each
+  start and waits out a growing back-off (CrashLoopBackOff). The simulator keeps the
+  stress across restarts (the daemon re-applying it); see docs/simulator.md.
+- network delay beyond the 1 s probe timeout: probes time out, the pod is mostly not
+  ready and the liveness probe restarts it; the netem rule survives container restarts.
+- CPU stress at full load makes probes time out now and then (Unhealthy), no restart.
+
+Everything is a pure function of the pod and its faults, so it is computed on demand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from r2act.cluster.sim.chaos import Fault, parse_chaos
+from r2act.cluster.sim.seeding import between
+from r2act.cluster.sim.state import ChaosRec, PodRec, SimState
+from r2act.systems import ONLINE_BOUTIQUE
+
+_PROCESS = {
+    "cartservice": "cartservice",
+    "currencyservice": "node",
+    "paymentservice": "node",
+    "emailservice": "python",
+    "recommendationservice": "python",
+    "adservice": "java",
+    "redis-cart": "redis-server",
+    "loadgenerator": "locust",
+}
+"""The container's main process, the one the OOM killer takes (the container dies with it)."""
+BACKOFF_S = (0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 300.0)
+LIVENESS_PERIOD_S = 30.0
+"""Default probe period 10 s x failureThreshold 3: a dead container is restarted every ~30 s."""
+PROBE_TIMEOUT_MS = 1000.0
+STARTUP_S = 3.0
+"""Seconds from a container start until its readiness probe passes."""
+FAR_FUTURE = float("inf")
+
+
+@dataclass
+class ActiveFault:
+    """A fault acting on a pod during [start, end) (end includes healing)."""
+
+    fault: Fault
+    rec: ChaosRec
+    start: float
+    stop: float
+    """When the fault stops acting (deletion, expiry or the pod's end)."""
+    end: float
+    """When its effects are gone: ``stop`` plus healing, or the pod's end."""
+
+
+@dataclass
+class PodTimeline:
+    """What happens to one pod: down intervals, restarts and kubelet-level events."""
+
+    pod: PodRec
+    faults: list[ActiveFault] = field(default_factory=list)
+    down: list[tuple[float, float]] = field(default_factory=list)
+    restarts: list[tuple[float, str]] = field(default_factory=list)
+    events: list[tuple[float, str, str, str]] = field(default_factory=list)
+    """(ts, type, reason, message) about the pod."""
+    crashed: list[tuple[float, float]] = field(default_factory=list)
+    """Intervals with the container dead, waiting out its restart back-off."""
+
+    def ready(self, t: float) -> bool:
+        """Exists, started and not in a down interval."""
+        if not self.pod.exists(t) or t < self.pod.ready_at:
+            return False
+        return not any(s <= t < e for s, e in self.down)
+
+    def restart_count(self, t: float) -> int:
+        """Container restarts up to ``t``."""
+        return sum(1 for ts, _ in self.restarts if ts <= t)
+
+    def last_reason(self, t: float) -> str | None:
+        """Why the previous container instance ended, as of ``t``."""
+        past = [reason for ts, reason in self.restarts if ts <= t]
+        return past[-1] if past else None
+
+    def waiting(self, t: float) -> bool:
+        """The container is dead, waiting out its restart back-off."""
+        return any(s <= t < e for s, e in self.crashed)
+
+    def paused(self, t: float) -> bool:
+        """Running the pause image of a pod-failure (no output of its own)."""
+        return any(
+            a.fault.effect == "pod_failure" and a.start <= t < a.stop + 1.0 for a in self.faults
+        )
+
+    def active(self, t: float, effect: str) -> list[ActiveFault]:
+        """Faults of one effect acting on the pod at ``t``."""
+        return [a for a in self.faults if a.fault.effect == effect and a.start <= t < a.end]
+
+
+def fault_window(rec: ChaosRec) -> tuple[float, float, float] | None:
+    """(start, stop, end incl. healing) of a chaos object's action; None if it never acts."""
+    if rec.injection_failed or not rec.pods:
+        return None
+    stop = rec.effect_end()
+    if stop is None:
+        return rec.applied_at, FAR_FUTURE, FAR_FUTURE
+    return rec.applied_at, stop, stop + rec.heal_s
+
+
+def build_timelines(
+    state: SimState, request_bytes: dict[str, int], seed: int
+) -> dict[str, PodTimeline]:
+    """A timeline for every pod in the state."""
+    lines = {p.name: PodTimeline(p) for p in state.pods}
+    for rec in state.chaos:
+        window = fault_window(rec)
+        if window is None:
+            continue
+        _, _, fault = parse_chaos({"kind": rec.kind, "metadata": {"name": rec.name}, **_body(rec)})
+        for pod_name in rec.pods:
+            line = lines.get(pod_name)
+            if line is None:
+                continue
+            gone = FAR_FUTURE if line.pod.deleted_at is None else line.pod.deleted_at
+            start, stop, end = window[0], min(window[1], gone), min(window[2], gone)
+            if start < stop:
+                line.faults.append(ActiveFault(fault, rec, start, stop, end))
+    for line in lines.values():
+        for active in line.faults:
+            _dynamics(line, active, request_bytes.get(line.pod.app, 0), seed)
+        line.restarts.sort()
+        line.events.sort()
+    return lines
+
+
+def change_points(timelines: dict[str, PodTimeline]) -> list[float]:
+    """Sorted instants at which some condition changes (finite ones only)."""
+    points: set[float] = set()
+    for line in timelines.values():
+        pod = line.pod
+        points.update((pod.created_at, pod.ready_at))
+        if pod.deleted_at is not None:
+            points.add(pod.deleted_at)
+        for active in line.faults:
+            points.update((active.start, active.stop, active.end))
+        for start, stop in line.down:
+            points.update((start, stop))
+        points.update(t for t, _ in line.restarts)
+    return sorted(p for p in points if p != FAR_FUTURE)
+
+
+def _body(rec: ChaosRec) -> dict[str, object]:
+    return {"spec": rec.spec}
+
+
+def _dynamics(line: PodTimeline, active: ActiveFault, request: int, seed: int) -> None:
+    effect = active.fault.effect
+    if effect == "pod_failure":
+        _pod_failure(line, active, seed)
+    elif effect == "memory" and request + active.fault.memory_bytes > line.pod.memory_limit:
+        _oom_loop(line, active, seed)
+    elif effect == "delay" and active.fault.latency_ms > PROBE_TIMEOUT_MS:
+        _probe_timeouts(line, active, restart=True)
+    elif effect == "cpu" and active.fault.cpu_cores >= 1.5:
+        _probe_timeouts(line, active, restart=False)
+
+
+def _container(line: PodTimeline) -> str:
+    return "redis" if line.pod.app == "redis-cart" else "server"
+
+
+def _restart(line: PodTimeline, t: float, reason: str, image: str) -> None:
+    name = _container(line)
+    line.restarts.append((t, reason))
+    line.events.append((t, "Normal", "Pulled", f'Container image "{image}" already present'))
+    line.events.append((t, "Normal", "Created", f"Created container {name}"))
+    line.events.append((t, "Normal", "Started", f"Started container {name}"))
+
+
+def _pod_failure(line: PodTimeline, active: ActiveFault, seed: int) -> None:
+    name = _container(line)
+    start, stop = active.start, active.stop
+    line.down.append((start, active.end))
+    line.events.append(
+        (start, "Normal", "Killing", f"Container {name} definition changed, will be restarted")
+    )
+    _restart(line, start + 1.0, "Error", "gcr.io/google-containers/pause:latest")
+    tick = start + 5.0
+    while tick < min(stop, start + 3600.0):
+        readiness = f"Readiness probe failed: {_probe_error(line)}"
+        line.events.append((tick, "Warning", "Unhealthy", readiness))
+        tick += 10.0
+    t, attempt = start + 1.0 + LIVENESS_PERIOD_S, 1
+    while t < stop:
+        probe = f"Liveness probe failed: {_probe_error(line)}"
+        line.events.append((t - 10.0, "Warning", "Unhealthy", probe))
+        line.events.append(
+            (t, "Normal", "Killing", f"Container {name} failed liveness probe, will be restarted")
+        )
+        wait = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
+        line.events.append(
+            (t + 0.5, "Warning", "BackOff", f"Back-off restarting failed container {name}")
+        )
+        _restart(line, t + wait, "Error", "gcr.io/google-containers/pause:latest")
+        t += wait + LIVENESS_PERIOD_S
+        attempt += 1
+    if stop < active.end:
+        line.events.append(
+            (stop, "Normal", "Killing", f"Container {name} definition changed, will be restarted")
+        )
+        _restart(line, stop + 1.0, "Error", f"{line.pod.app}:v0.10.6")
+        line.down[-1] = (start, max(active.end, stop + 1.0 + STARTUP_S))
+
+
+def _oom_loop(line: PodTimeline, active: ActiveFault, seed: int) -> None:
+    name = _container(line)
+    stop = active.stop
+    up, attempt = active.start, 0
+    while up < stop:
+        kill = up + between(seed, 3.0, 6.0, "oom", line.pod.name, attempt)
+        if kill >= stop:
+            break
+        wait = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)] + 1.0
+        line.events.append(
+            (
+                kill,
+                "Warning",
+                "OOMKilling",
+                f"Memory cgroup out of memory: Killed process {7 + attempt} "
+                f"({_PROCESS.get(line.pod.app, 'server')}) in container {name}",
+            )
+        )
+        if attempt > 0:
+            line.events.append(
+                (kill + 1.0, "Warning", "BackOff", f"Back-off restarting failed container {name}")
+            )
+        restart_at = kill + wait
+        line.down.append((kill, restart_at + STARTUP_S))
+        line.crashed.append((kill, restart_at))
+        _restart(line, restart_at, "OOMKilled", f"{line.pod.app}:v0.10.6")
+        up = restart_at + STARTUP_S
+        attempt += 1
+
+
+def _probe_timeouts(line: PodTimeline, active: ActiveFault, *, restart: bool) -> None:
+    name = _container(line)
+    stop = active.end
+    t = active.start + 10.0
+    period = LIVENESS_PERIOD_S if restart else 45.0
+    while t < stop:
+        line.events.append(
+            (
+                t,
+                "Warning",
+                "Unhealthy",
+                f"Readiness probe failed: {_probe_error(line, timeout=True)}",
+            )
+        )
+        if restart:
+            line.down.append((t, min(t + period - 6.0, stop)))
+            line.events.append(
+                (
+                    t + period - 8.0,
+                    "Normal",
+                    "Killing",
+                    f"Container {name} failed liveness probe, will be restarted",
+                )
+            )
+            _restart(line, t + period - 7.0, "Error", f"{line.pod.app}:v0.10.6")
+        t += period
+
+
+def _probe_error(line: PodTimeline, *, timeout: bool = False) -> str:
+    """What the kubelet's prober reports: refused (nothing listens) or a 1 s timeout."""
+    app = line.pod.app
+    if app == "frontend":
+        if timeout:
+            return (
+                'Get "http://10.244.0.12:8080/_healthz": context deadline exceeded '
+                "(Client.Timeout exceeded while awaiting headers)"
+            )
+        return 'Get "http://10.244.0.12:8080/_healthz": dial tcp 10.244.0.12:8080: connect: refused'
+    if app == "redis-cart":
+        return "dial tcp 10.244.0.9:6379: connect: connection refused"
+    port = next((d.main.port for d in ONLINE_BOUTIQUE.deployments if d.name == app), None)
+    if timeout:
+        return "timeout: health rpc did not complete within 1s"
+    return f'timeout: failed to connect service ":{port}" within 1s'

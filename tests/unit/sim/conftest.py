@@ -1,0 +1,111 @@
+"""Helpers for simulated-cluster tests: incidents as the campaigns package plans them.
+
+Chaos objects come from the real renderer (``render_chaos``), so the simulator is tested
+on exactly what a campaign sends. Glitches are off unless a test turns them on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from r2act.campaigns import GlitchRates, Manifest, plan_incidents, render_chaos
+from r2act.cluster.sim import SimulatedCluster
+from r2act.schema import (
+    PLAN_ADAPTER,
+    ChaosRef,
+    FaultType,
+    LogLine,
+    PlannedIncident,
+    RecoveryPlan,
+    TimeWindow,
+    format_mebibytes,
+    memory_bytes,
+)
+from r2act.systems import ONLINE_BOUTIQUE
+
+NO_GLITCHES = GlitchRates(injection_failure=0, metric_gap=0, slow_recovery=0)
+PRE_S, DURING_S = 300.0, 120.0
+SETTLE_S = 5.0
+"""Chaos Mesh applies records about a second after creation; windows start after that."""
+
+
+def incident(
+    service: str, fault: str, intensity: str = "severe", repetition: int = 1
+) -> PlannedIncident:
+    """The planned incident a one-cell manifest yields."""
+    manifest = Manifest.model_validate(
+        {
+            "name": "t",
+            "system": "onlineboutique",
+            "target": {"kind": "sim"},
+            "services": [service],
+            "faults": [{"type": fault, "intensities": [intensity]}],
+            "repetitions": repetition,
+        },
+        strict=False,
+    )
+    return plan_incidents(manifest)[repetition - 1]
+
+
+def chaos(inc: PlannedIncident) -> dict[str, object]:
+    """The Chaos Mesh object the campaign renderer emits for ``inc``."""
+    return render_chaos(inc, "default", ONLINE_BOUTIQUE)
+
+
+def gold_plan(inc: PlannedIncident) -> RecoveryPlan:
+    """The default policy's gold plan, built from contracts.md's recovery semantics."""
+    service, params = inc.service, inc.fault.parameters
+    spec = ONLINE_BOUTIQUE.deployment(service)
+    kind = inc.fault.type
+    plan: dict[str, object]
+    if kind in (FaultType.POD_FAILURE, FaultType.NETWORK_DELAY):
+        plan = {"operation": "restart_service", "target": service}
+    elif kind == FaultType.CPU_SATURATION:
+        plan = {"operation": "scale_out", "target": service, "replicas": spec.replicas + 1}
+    elif kind == FaultType.MEMORY_PRESSURE:
+        size = str(params["size"])
+        stress = int(size[:-2]) * 10**6
+        need = memory_bytes(spec.main.memory_request) + stress
+        if need > memory_bytes(spec.main.memory_limit):
+            limit = format_mebibytes(need + 16 * 2**20)
+            plan = {"operation": "increase_memory_limit", "target": service, "memory_limit": limit}
+        else:
+            plan = {"operation": "restart_service", "target": service}
+    elif kind in (FaultType.HTTP_ERROR, FaultType.HTTP_ABORT):
+        scope = f"{params['method']} {params['path']}"
+        plan = {"operation": "rollback_config", "target": service, "scope": scope}
+    else:
+        plan = {"operation": "repair_dependency", "target": service, "dependency": spec.endpoint}
+    return PLAN_ADAPTER.validate_python(plan)
+
+
+class Run:
+    """One incident on a fresh simulated cluster: pre window, injection, during window."""
+
+    def __init__(self, cluster: SimulatedCluster, inc: PlannedIncident) -> None:
+        self.cluster, self.incident = cluster, inc
+        start = cluster.clock.now()
+        cluster.clock.sleep(PRE_S)
+        self.pre = TimeWindow(start, cluster.clock.now())
+        self.ref: ChaosRef = cluster.inject(chaos(inc))
+        cluster.clock.sleep(DURING_S)
+        self.during = TimeWindow(self.pre.end + SETTLE_S, cluster.clock.now())
+        """The fault window, from when the records have been applied."""
+
+    def lines(self, window: TimeWindow) -> list[LogLine]:
+        """Every log line of the window."""
+        return [line for batch in self.cluster.logs(window) for line in batch]
+
+
+@pytest.fixture
+def make_cluster(tmp_path: Path) -> Callable[..., SimulatedCluster]:
+    """A fresh simulated cluster in ``tmp_path`` (glitches off unless given)."""
+
+    def make(**kwargs: object) -> SimulatedCluster:
+        kwargs.setdefault("glitches", NO_GLITCHES)
+        return SimulatedCluster(tmp_path, **kwargs)  # type: ignore[arg-type]
+
+    return make

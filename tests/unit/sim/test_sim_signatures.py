@@ -1,0 +1,201 @@
+"""Every fault type shows its signature at the root cause and symptoms at a caller.
+
+Pre-fault windows are clean apart from background noise; during the fault, the injected
+service (or, for route and name-resolution rules, the pods the rule lives on) shows the
+mechanism, and at least one caller shows what it costs them.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from r2act.cluster.sim import SimulatedCluster
+from r2act.schema import KubeEvent, LogLine, TimeWindow
+
+from .conftest import NO_GLITCHES, Run, incident
+
+
+def _is_error(line: LogLine) -> bool:
+    text = line.line
+    return (
+        '"severity":"error"' in text
+        or '"severity": "ERROR"' in text
+        or '"http.resp.status":5' in text
+        or text.startswith(("fail:", "Grpc.Core.RpcException"))
+        or text == "Error report"
+    )
+
+
+def _errors(lines: list[LogLine]) -> Counter[str]:
+    return Counter(line.service for line in lines if _is_error(line))
+
+
+def _took_ms(lines: list[LogLine]) -> float:
+    took = [
+        json.loads(line.line)["http.resp.took_ms"]
+        for line in lines
+        if line.service == "frontend"
+        and "request complete" in line.line
+        and "/_healthz" not in line.line
+    ]
+    return statistics.median(took)
+
+
+def _warnings(events: list[KubeEvent]) -> list[KubeEvent]:
+    return [e for e in events if e.type == "Warning"]
+
+
+@pytest.fixture
+def run_of(tmp_path: Path) -> Callable[..., Run]:
+    def make(service: str, fault: str, intensity: str = "severe") -> Run:
+        cluster = SimulatedCluster(tmp_path / f"{service}-{fault}", glitches=NO_GLITCHES)
+        return Run(cluster, incident(service, fault, intensity))
+
+    return make
+
+
+def _assert_clean_pre(run: Run) -> None:
+    """Only background noise before the fault: a few users giving up mid-request."""
+    pre = run.lines(run.pre)
+    errors = [line.line for line in pre if _is_error(line)]
+    assert all("context canceled" in e or '"http.resp.status":500' in e for e in errors)
+    assert len(errors) <= 0.001 * len(pre), "pre-fault window has more than noise"
+    assert not _warnings(run.cluster.events(run.pre))
+    assert {line.service for line in pre} >= {"frontend", "cartservice", "loadgenerator"}
+
+
+def _pod_events(run: Run, app: str) -> Counter[str]:
+    return Counter(
+        e.reason for e in run.cluster.events(run.during) if e.object_name.startswith(app + "-")
+    )
+
+
+def _metric(run: Run, promql: str, window: TimeWindow, pod_prefix: str) -> list[float]:
+    return [
+        value
+        for series in run.cluster.metrics(window, {"q": promql}, 15.0)
+        if series.labels.get("pod", "").startswith(pod_prefix)
+        for _, value in series.points
+    ]
+
+
+def test_pod_failure_stops_the_pods_and_callers_see_unavailable(run_of: Callable[..., Run]) -> None:
+    run = run_of("cartservice", "pod_failure")
+    _assert_clean_pre(run)
+    pods = [p for p in run.cluster.state().pods if p.app == "cartservice"]
+    assert pods and not any(p.ready for p in pods)
+    assert pods[0].containers[0].image.endswith("pause:latest")
+    assert {"Killing", "BackOff", "Unhealthy"} <= set(_pod_events(run, "cartservice"))
+    during = run.lines(run.during)
+    assert not [line for line in during if line.service == "cartservice"]
+    errors = [line.line for line in during if line.service == "frontend" and _is_error(line)]
+    failed = [e for e in errors if "request error" in e and "context canceled" not in e]
+    assert failed and all("Unavailable" in e for e in failed)
+    assert _errors(during).most_common(1)[0][0] != "cartservice"
+
+
+def test_cpu_stress_saturates_the_pod_and_slows_callers(run_of: Callable[..., Run]) -> None:
+    run = run_of("productcatalogservice", "cpu_saturation", "moderate")
+    _assert_clean_pre(run)
+    cpu = 'rate(container_cpu_usage_seconds_total{namespace="default",container!=""}[1m])'
+    assert max(_metric(run, cpu, run.pre, "productcatalogservice")) < 0.05
+    assert (
+        min(
+            _metric(
+                run, cpu, TimeWindow(run.during.start + 15, run.during.end), "productcatalogservice"
+            )
+        )
+        > 0.18
+    )
+    throttled = "rate(container_cpu_cfs_throttled_periods_total[1m])"
+    assert max(_metric(run, throttled, run.during, "productcatalogservice")) > 5
+    assert _took_ms(run.lines(run.during)) > 3 * _took_ms(run.lines(run.pre))
+
+
+def test_memory_stress_beyond_the_limit_oom_kills_and_callers_fail(
+    run_of: Callable[..., Run],
+) -> None:
+    run = run_of("cartservice", "memory_pressure")
+    _assert_clean_pre(run)
+    working_set = 'container_memory_working_set_bytes{namespace="default"}'
+    limit = 128 * 2**20
+    assert max(_metric(run, working_set, run.pre, "cartservice")) < 0.6 * limit
+    assert max(_metric(run, working_set, run.during, "cartservice")) > 0.9 * limit
+    reason = "kube_pod_container_status_last_terminated_reason"
+    oom = [
+        s
+        for s in run.cluster.metrics(run.during, {"r": reason}, 15.0)
+        if s.labels.get("reason") == "OOMKilled"
+    ]
+    assert oom and oom[0].labels["pod"].startswith("cartservice-")
+    assert {"OOMKilling", "BackOff"} <= set(_pod_events(run, "cartservice"))
+    restarts = _metric(run, "kube_pod_container_status_restarts_total", run.during, "cartservice")
+    assert restarts[-1] >= 3
+    assert _errors(run.lines(run.during))["frontend"] > 10
+
+
+def test_network_delay_slows_callers_and_at_severe_fails_probes(run_of: Callable[..., Run]) -> None:
+    moderate = run_of("cartservice", "network_delay", "moderate")
+    _assert_clean_pre(moderate)
+    assert _took_ms(moderate.lines(moderate.during)) > _took_ms(moderate.lines(moderate.pre)) + 150
+    severe = run_of("productcatalogservice", "network_delay", "severe")
+    assert "Unhealthy" in _pod_events(severe, "productcatalogservice")
+    during = severe.lines(severe.during)
+    deadline = [line for line in during if "DeadlineExceeded" in line.line]
+    unavailable = [line for line in during if "Unavailable" in line.line]
+    assert deadline or unavailable
+    assert _errors(during)["frontend"] > 10
+
+
+def test_http_error_replaces_the_route_status_for_the_entry_point_and_users(
+    run_of: Callable[..., Run],
+) -> None:
+    run = run_of("cartservice", "http_error")
+    _assert_clean_pre(run)
+    during = run.lines(run.during)
+    statuses = Counter(
+        (json.loads(line.line)["http.req.path"], json.loads(line.line)["http.resp.status"])
+        for line in during
+        if line.service == "frontend" and "request complete" in line.line
+    )
+    assert statuses[("/", 503)] > 0 and statuses[("/", 200)] == 0
+    assert any(p.startswith("/product/") and s == 200 for p, s in statuses)
+    report = [line.line for line in during if line.service == "loadgenerator"]
+    assert any("503 Server Error" in text and "GET /:" in text for text in report)
+
+
+def test_http_abort_drops_the_route_and_its_backend_calls(run_of: Callable[..., Run]) -> None:
+    run = run_of("cartservice", "http_abort")
+    _assert_clean_pre(run)
+    during = run.lines(run.during)
+    assert any("context canceled" in line.line for line in during if line.service == "frontend")
+    assert any("RemoteDisconnected" in line.line for line in during)
+    pre_rate = len([x for x in run.lines(run.pre) if x.service == "cartservice"]) / 300
+    during_rate = len([x for x in during if x.service == "cartservice"]) / 120
+    assert during_rate < 0.95 * pre_rate
+
+
+@pytest.mark.parametrize(
+    ("fault", "symptom"), [("dns_fault", "no such host"), ("dns_random", "i/o timeout")]
+)
+def test_dns_faults_break_resolution_at_the_callers_and_starve_the_service(
+    run_of: Callable[..., Run], fault: str, symptom: str
+) -> None:
+    run = run_of("cartservice", fault)
+    _assert_clean_pre(run)
+    during = run.lines(run.during)
+    callers = {
+        line.service
+        for line in during
+        if symptom in line.line and ("cartservice" in line.line or ":7070" in line.line)
+    }
+    assert {"frontend", "checkoutservice"} <= callers
+    assert not [line for line in during if line.service == "cartservice"]
+    loudest = _errors(during).most_common(1)[0][0]
+    assert loudest == "frontend"
