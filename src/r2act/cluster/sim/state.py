@@ -145,7 +145,14 @@ class SimState(BaseModel):
         horizon = self.now - RETENTION_S
         self.events = [e for e in self.events if e.ts >= horizon]
         self.pods = [p for p in self.pods if p.deleted_at is None or p.deleted_at >= horizon]
-        self.chaos = [c for c in self.chaos if c.deleted_at is None or c.deleted_at >= horizon]
+        # A chaos object's restarts stay in the restart counters of the pods it hit, so it
+        # is kept for as long as any of those pods exists (counters never go down).
+        kept_pods = {p.name for p in self.pods}
+        self.chaos = [
+            c
+            for c in self.chaos
+            if c.deleted_at is None or c.deleted_at >= horizon or kept_pods.intersection(c.pods)
+        ]
 
 
 def replica_set_hash(seed: int, deployment: str, revision: int) -> str:
