@@ -1,3 +1,28 @@
 """Dataset publication: build, card, folds, Croissant metadata, validation and load().
 
-Reads audit output; never imports the cluster package."""
+Reads audit output (and the raw observations of main incidents); never imports the
+cluster package. ``build_dataset`` writes a directory a maintainer can publish as is,
+``validate`` lists every reason not to trust one, ``load`` reads one view of it.
+"""
+
+from r2act.datasets.build import DATASET_DIR, BuildResult, build_dataset
+from r2act.datasets.composition import Composition, compose
+from r2act.datasets.folds import Folds, make_folds
+from r2act.datasets.layout import VIEWS
+from r2act.datasets.load import Dataset, load, load_records
+from r2act.datasets.validate import validate
+
+__all__ = [
+    "DATASET_DIR",
+    "VIEWS",
+    "BuildResult",
+    "Composition",
+    "Dataset",
+    "Folds",
+    "build_dataset",
+    "compose",
+    "load",
+    "load_records",
+    "make_folds",
+    "validate",
+]

@@ -1,3 +1,53 @@
 """Quality gate: checks over raw incidents that return Problems, grouping, record building.
 
-Reads files only; never imports the cluster package."""
+Reads files only; never imports the cluster package. ``run_audit`` reads ``RUN/raw`` and
+writes ``RUN/audit`` (verdicts, records of main incidents, report). The dataset builder
+reuses the raw readers and the provenance split from here, so the line between
+method-visible data and ground truth is drawn in one place.
+"""
+
+from r2act.quality_gate.audit import (
+    AUDIT_DIR,
+    AUDIT_JSONL,
+    RECORDS_DIR,
+    REPORT_MD,
+    STAGED_LOGS_DIR,
+    AuditResult,
+    audit_incident,
+    read_verdicts,
+    run_audit,
+)
+from r2act.quality_gate.checks import CHECKS, effect_signals, run_checks
+from r2act.quality_gate.evidence import IncidentEvidence, PhaseEvidence, gather
+from r2act.quality_gate.problems import Group, Problem, Severity, Verdict, group_for
+from r2act.quality_gate.provenance import is_provenance_event, leak_terms
+from r2act.quality_gate.records import MECHANISM, build_record
+from r2act.quality_gate.runs import resolve_run_dir
+
+__all__ = [
+    "AUDIT_DIR",
+    "AUDIT_JSONL",
+    "CHECKS",
+    "MECHANISM",
+    "RECORDS_DIR",
+    "REPORT_MD",
+    "STAGED_LOGS_DIR",
+    "AuditResult",
+    "Group",
+    "IncidentEvidence",
+    "PhaseEvidence",
+    "Problem",
+    "Severity",
+    "Verdict",
+    "audit_incident",
+    "build_record",
+    "effect_signals",
+    "gather",
+    "group_for",
+    "is_provenance_event",
+    "leak_terms",
+    "read_verdicts",
+    "resolve_run_dir",
+    "run_audit",
+    "run_checks",
+]

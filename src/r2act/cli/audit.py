@@ -1,0 +1,39 @@
+"""``r2act audit [RUN_DIR]``: run the quality gate over a run's raw incidents.
+
+Thin: resolve the run, call ``quality_gate.run_audit``, print the group counts and the
+most frequent reasons. The full story is in ``RUN/audit/report.md``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import typer
+
+from r2act.cli.app import app, console
+from r2act.quality_gate import REPORT_MD, Group, resolve_run_dir, run_audit
+
+_RUN = typer.Argument(None, help="Run directory [default: the newest ./r2act-runs/<campaign>/].")
+_WORKERS = typer.Option(None, "--workers", min=1, help="Worker processes [default: CPUs, max 4].")
+
+
+@app.command()
+def audit(run_dir: Path | None = _RUN, workers: int | None = _WORKERS) -> None:
+    """Check every raw incident and group it: main, warning, failed or pilot.
+
+    Writes [bold]RUN/audit/audit.jsonl[/] (one verdict per incident with every problem),
+    [bold]records/<id>.json[/] for main incidents and [bold]report.md[/].
+
+    Example: [bold]r2act audit r2act-runs/smoke[/]
+    """
+    run, picked = resolve_run_dir(run_dir, needs="raw")
+    if picked:
+        console.print(f"auditing the most recent run: {run}", highlight=False)
+    result = run_audit(run, workers=workers)
+    counts = ", ".join(f"{result.count(g)} {g.value}" for g in Group)
+    console.print(f"{len(result.verdicts)} incidents: {counts}", highlight=False)
+    reasons = Counter(code for v in result.verdicts for code in v.reasons)
+    for code, n in reasons.most_common(8):
+        console.print(f"  {code}: {n}", highlight=False)
+    console.print(f"report: {result.audit_dir / REPORT_MD}", highlight=False)

@@ -1,0 +1,67 @@
+"""``r2act dataset build [RUN_DIR] [--out DIR]`` and ``r2act dataset validate DIR``.
+
+Thin: resolve the run, call ``r2act.datasets``, print. ``validate`` prints every problem
+and exits 2 when there is any, so it can gate a publication step in CI.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from r2act.cli.app import app, console
+from r2act.datasets import build_dataset, validate
+from r2act.quality_gate import resolve_run_dir
+
+dataset_app = typer.Typer(
+    name="dataset",
+    help="Publish an audited run as a dataset, and check a published one.",
+    no_args_is_help=True,
+)
+app.add_typer(dataset_app, name="dataset")
+
+_RUN = typer.Argument(None, help="Run directory [default: the newest ./r2act-runs/<campaign>/].")
+_OUT = typer.Option(None, "--out", help="Dataset directory [default: RUN/dataset].")
+_SEED = typer.Option(0, "--folds-seed", help="Seed of the stratified folds.")
+_DIR = typer.Argument(..., help="Dataset directory to check.")
+
+
+@dataset_app.command()
+def build(run_dir: Path | None = _RUN, out: Path | None = _OUT, folds_seed: int = _SEED) -> None:
+    """Build the publishable dataset from [bold]RUN/audit[/] and the raw observations.
+
+    Example: [bold]r2act audit && r2act dataset build --out dist/r2act-302[/]
+    """
+    run, picked = resolve_run_dir(run_dir, needs="audit")
+    if picked:
+        console.print(f"building from the most recent audited run: {run}", highlight=False)
+    result = build_dataset(run, out, folds_seed=folds_seed)
+    comp = result.composition
+    console.print(
+        f"{comp.incidents} main incidents, {len(comp.cells)} cells, "
+        f"{comp.log_records.total:,} log records; {result.trail} in the audit trail",
+        highlight=False,
+    )
+    console.print(
+        f"dataset: {result.out}  (check it: r2act dataset validate {result.out})", highlight=False
+    )
+
+
+@dataset_app.command(name="validate")
+def validate_command(
+    directory: Path = _DIR,
+) -> None:
+    """Check checksums, record schemas, ids, observations, folds, card and Croissant.
+
+    Prints every problem; exits 2 if there is any.
+
+    Example: [bold]r2act dataset validate r2act-runs/smoke/dataset[/]
+    """
+    problems = validate(directory)
+    for problem in problems:
+        console.print(f"[red]{problem.line()}[/]", highlight=False, soft_wrap=True)
+    if problems:
+        console.print(f"{len(problems)} problem(s) in {directory}", highlight=False)
+        raise typer.Exit(2)
+    console.print(f"{directory}: valid", highlight=False)

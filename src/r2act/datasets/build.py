@@ -1,0 +1,299 @@
+"""``r2act dataset build``: publish the main incidents of an audited run (DESIGN section 7).
+
+Inputs are ``RUN/audit`` (verdicts and records) and ``RUN/raw`` (observations). The build
+streams incident by incident: worker processes parse one incident's raw files each, the
+parent appends them to the Parquet writers in id order (one row group per incident), so
+memory is bounded by a few incidents and the output does not depend on scheduling. It
+writes into a temporary sibling directory and swaps it in at the end, so a failed build
+never leaves a half dataset, and a rebuild of the same run gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import pyarrow.parquet as pq
+
+from r2act import __version__
+from r2act.datasets import figures, layout
+from r2act.datasets.card import BuildInfo, render_card
+from r2act.datasets.checksums import sha256_file, write_sums
+from r2act.datasets.composition import Composition, compose
+from r2act.datasets.croissant import render_croissant
+from r2act.datasets.folds import DEFAULT_SEED, Folds, make_folds
+from r2act.datasets.observations import IncidentObservations, read_incident
+from r2act.datasets.schemas import write_schemas
+from r2act.errors import DataError
+from r2act.quality_gate import (
+    AUDIT_DIR,
+    RECORDS_DIR,
+    STAGED_LOGS_DIR,
+    Group,
+    Verdict,
+    read_verdicts,
+)
+from r2act.quality_gate.audit import default_workers
+from r2act.quality_gate.rawstore import RAW_DIR
+from r2act.schema import BenchmarkRecord
+
+DATASET_DIR = "dataset"
+_PARALLEL_MIN = 8
+_FREE_TEXT = frozenset({"line", "message", "labels"})
+"""Columns too varied for dictionary encoding; trying it only costs time."""
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """Where the dataset went and what is in it."""
+
+    out: Path
+    composition: Composition
+    trail: int
+
+
+def main_records(run_dir: Path, verdicts: list[Verdict]) -> list[BenchmarkRecord]:
+    """The record of every main incident, sorted by id; DataError if one is missing."""
+    records = []
+    for verdict in sorted(verdicts, key=lambda v: v.incident_id):
+        if verdict.group != Group.MAIN:
+            continue
+        path = run_dir / AUDIT_DIR / RECORDS_DIR / f"{verdict.incident_id}.json"
+        try:
+            records.append(BenchmarkRecord.model_validate_json(path.read_bytes()))
+        except (OSError, ValueError) as exc:
+            raise DataError(
+                f"{path}: record of a main incident is missing or invalid (rerun `r2act audit`)"
+            ) from exc
+    return records
+
+
+def _observations(dirs: list[tuple[Path, Path]], workers: int) -> Iterator[IncidentObservations]:
+    """Each incident's observations in order, read ahead by ``workers`` threads.
+
+    Threads, not processes: parsing (pyarrow's JSON reader) and Parquet encoding release
+    the GIL, so reading the next incidents overlaps with writing this one, without
+    pickling tens of megabytes per incident between processes. At most ``2 * workers``
+    incidents are in memory at once.
+    """
+    if workers <= 1 or len(dirs) < _PARALLEL_MIN:
+        yield from (read_incident(raw, staged) for raw, staged in dirs)
+        return
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="r2act-read") as pool:
+        pending: deque[Future[IncidentObservations]] = deque()
+        for raw, staged in dirs:
+            pending.append(pool.submit(read_incident, raw, staged))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+class _Writers:
+    """The Parquet writers and JSON-lines handles the observations stream into."""
+
+    def __init__(self, out: Path) -> None:
+        (out / layout.OBSERVATIONS).mkdir()
+        (out / layout.PROVENANCE).mkdir()
+        self.tables = {
+            path: pq.ParquetWriter(
+                out / path,
+                schema,
+                compression="zstd",
+                use_dictionary=[f.name for f in schema if f.name not in _FREE_TEXT],
+                write_statistics=[f.name for f in schema if f.name not in _FREE_TEXT],
+            )
+            for path, schema in layout.TABLES.items()
+        }
+        names = (
+            layout.STATE,
+            layout.ANNOTATIONS,
+            layout.CHAOS_OBJECTS,
+            layout.CHAOS_STATUS,
+            layout.CHAOS_EVENTS,
+        )
+        self.lines: dict[str, IO[str]] = {
+            n: (out / n).open("w", encoding="utf-8", newline="\n") for n in names
+        }
+
+    def add(self, obs: IncidentObservations) -> dict[str, int]:
+        counts = {}
+        for path, table in (
+            (layout.LOGS, obs.logs),
+            (layout.EVENTS, obs.events),
+            (layout.METRICS, obs.metrics),
+        ):
+            counts[path] = table.num_rows
+            if table.num_rows:
+                self.tables[path].write_table(table, row_group_size=table.num_rows)
+        for name, lines in (
+            (layout.STATE, obs.state),
+            (layout.ANNOTATIONS, [obs.annotation]),
+            (layout.CHAOS_OBJECTS, [obs.chaos_object]),
+            (layout.CHAOS_STATUS, obs.chaos_status),
+            (layout.CHAOS_EVENTS, obs.chaos_events),
+        ):
+            self.lines[name].writelines(line + "\n" for line in lines)
+        return counts
+
+    def close(self) -> None:
+        for writer in self.tables.values():
+            writer.close()
+        for handle in self.lines.values():
+            handle.close()
+
+
+def _check_counts(record: BenchmarkRecord, counts: dict[str, int]) -> None:
+    expected = {
+        layout.LOGS: record.observations.log_records,
+        layout.EVENTS: record.observations.event_records,
+        layout.METRICS: record.observations.metric_samples,
+    }
+    if expected != counts:
+        raise DataError(
+            f"{record.incident_id}: raw files changed since the audit ({counts} rows, record "
+            f"says {expected}); rerun `r2act audit`"
+        )
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _build_info(
+    run_dir: Path, records: list[BenchmarkRecord], verdicts: list[Verdict], folds_seed: int
+) -> BuildInfo:
+    def distinct(values: list[str]) -> list[str]:
+        return sorted(set(values)) or ["-"]
+
+    dates = [r.metadata.collected_at for r in records]
+    counts = Counter(v.group.value for v in verdicts)
+    campaigns = distinct([r.metadata.campaign for r in records])
+    return BuildInfo(
+        name=f"r2act recovery benchmark: {', '.join(campaigns)}",
+        campaigns=campaigns,
+        tool_version=__version__,
+        target_kinds=distinct([r.metadata.target_kind for r in records]),
+        manifest_sha256=distinct([r.metadata.manifest_sha256 for r in records]),
+        folds_seed=folds_seed,
+        built_from=run_dir.resolve().name,
+        date=max(dates)[:10] if dates else "1970-01-01",
+        audit_counts={g.value: counts.get(g.value, 0) for g in Group},
+        matplotlib=figures.matplotlib_version(),
+    )
+
+
+def build_dataset(
+    run_dir: Path,
+    out: Path | None = None,
+    *,
+    folds_seed: int = DEFAULT_SEED,
+    workers: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> BuildResult:
+    """Build the dataset of ``run_dir`` into ``out`` (default ``RUN/dataset``)."""
+    verdicts = read_verdicts(run_dir)
+    records = main_records(run_dir, verdicts)
+    if not records:
+        raise DataError(f"{run_dir}: the audit admitted no main incident; nothing to publish")
+    out = out or run_dir / DATASET_DIR
+    if out.exists() and not _replaceable(out):
+        raise DataError(
+            f"{out}: exists and is not an r2act dataset; refusing to replace it "
+            "(choose another --out or remove it)"
+        )
+    tmp = out.with_name(f".{out.name}.building")
+    try:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir(parents=True)
+        _write_all(
+            run_dir,
+            tmp,
+            records=records,
+            verdicts=verdicts,
+            folds_seed=folds_seed,
+            workers=workers or default_workers(),
+            progress=progress,
+        )
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except OSError as exc:
+        raise DataError(
+            f"{out}: cannot write the dataset: {exc} (free space or fix permissions)"
+        ) from exc
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    trail = sum(v.group != Group.MAIN for v in verdicts)
+    return BuildResult(out, compose(records), trail)
+
+
+def _replaceable(out: Path) -> bool:
+    """An empty directory or an earlier dataset (it has SHA256SUMS and incidents.jsonl)."""
+    if not out.is_dir():
+        return False
+    return not any(out.iterdir()) or (
+        (out / layout.SHA256SUMS).is_file() and (out / layout.INCIDENTS).is_file()
+    )
+
+
+def _write_all(
+    run_dir: Path,
+    out: Path,
+    *,
+    records: list[BenchmarkRecord],
+    verdicts: list[Verdict],
+    folds_seed: int,
+    workers: int,
+    progress: Callable[[str], None] | None,
+) -> None:
+    writers = _Writers(out)
+    try:
+        staged = run_dir / AUDIT_DIR / STAGED_LOGS_DIR
+        dirs = [
+            (run_dir / RAW_DIR / r.incident_id, staged / f"{r.incident_id}.parquet")
+            for r in records
+        ]
+        for record, obs in zip(records, _observations(dirs, workers), strict=True):
+            _check_counts(record, writers.add(obs))
+            if progress is not None:
+                progress(record.incident_id)
+    finally:
+        writers.close()
+    with (out / layout.INCIDENTS).open("w", encoding="utf-8", newline="\n") as handle:
+        handle.writelines(r.model_dump_json() + "\n" for r in records)
+    with (out / layout.AUDIT_TRAIL).open("w", encoding="utf-8", newline="\n") as handle:
+        handle.writelines(
+            v.model_dump_json() + "\n"
+            for v in sorted(verdicts, key=lambda v: v.incident_id)
+            if v.group != Group.MAIN
+        )
+    folds: Folds = make_folds(records, seed=folds_seed)
+    _write_json(out / layout.FOLDS, folds.model_dump(mode="json"))
+    write_schemas(out / layout.SCHEMA_DIR)
+    composition = compose(records)
+    info = _build_info(run_dir, records, verdicts, folds_seed)
+    figures.write(composition, out)
+    (out / layout.README).write_text(render_card(info, composition), encoding="utf-8")
+    sums = {
+        name: sha256_file(out / name)
+        for name in (layout.INCIDENTS, layout.LOGS, layout.EVENTS, layout.METRICS, layout.STATE)
+    }
+    croissant = render_croissant(
+        name=info.name,
+        description=f"{composition.incidents} quality-audited Kubernetes recovery incidents.",
+        version=__version__,
+        date=info.date,
+        sha256=sums,
+    )
+    _write_json(out / layout.CROISSANT, croissant)
+    write_sums(out)

@@ -1,0 +1,246 @@
+"""``README.md``: the dataset card, in the Hugging Face convention (YAML front matter).
+
+Every number in the card comes from ``Composition``; the composition itself is embedded as
+a JSON comment so ``validate`` can check that the tables and figures still describe the
+data. Nothing time-dependent is written (the build date is the campaign's last timestamp).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Final
+
+import yaml
+
+from r2act.datasets import layout
+from r2act.datasets.composition import Composition
+from r2act.datasets.figures import COMPOSITION_PNG, HEATMAP_PNG, LOGSCALE_PNG
+
+LICENSE: Final = "cc-by-4.0"
+EMBED_START: Final = "<!-- r2act:composition "
+EMBED_END: Final = " -->"
+_EMBED = re.compile(re.escape(EMBED_START) + r"(\{.*?\})" + re.escape(EMBED_END), re.S)
+
+
+@dataclass(frozen=True)
+class BuildInfo:
+    """How the dataset was made: the card's provenance section."""
+
+    name: str
+    campaigns: list[str]
+    tool_version: str
+    target_kinds: list[str]
+    manifest_sha256: list[str]
+    folds_seed: int
+    built_from: str
+    date: str
+    audit_counts: dict[str, int]
+    matplotlib: str
+
+
+def _size_category(n: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if n < limit:
+            return label
+    return "100K<n<1M"
+
+
+def front_matter(info: BuildInfo, comp: Composition) -> str:
+    """The YAML header: license, task categories, size, configs for the three views."""
+
+    def files(view: str) -> list[dict[str, str]]:
+        tables = [(layout.INCIDENTS, "incidents")]
+        for path in layout.VIEWS[view]:
+            tables.append((path, path.rsplit("/", 1)[-1].split(".")[0]))
+        return [{"split": split, "path": path} for path, split in tables]
+
+    header = {
+        "license": LICENSE,
+        "pretty_name": info.name,
+        "task_categories": ["text-classification", "tabular-classification"],
+        "tags": [
+            "aiops",
+            "root-cause-analysis",
+            "incident-response",
+            "kubernetes",
+            "microservices",
+            "chaos-engineering",
+            "recovery",
+        ],
+        "size_categories": [_size_category(comp.incidents)],
+        "configs": [
+            {
+                "config_name": view,
+                "data_files": files(view),
+                **({"default": True} if view == "full" else {}),
+            }
+            for view in layout.VIEWS
+        ],
+    }
+    return "---\n" + yaml.safe_dump(header, sort_keys=False, width=1000) + "---\n"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return out + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def _counts(title: str, counts: dict[str, int], total: int) -> list[str]:
+    rows = [[k, str(v), f"{100 * v / max(total, 1):.1f}%"] for k, v in counts.items()]
+    return _table([title, "incidents", "share"], rows)
+
+
+def render_card(info: BuildInfo, comp: Composition) -> str:
+    """The whole README.md."""
+    scale = comp.log_records
+    services = list(comp.services)
+    faults = list(comp.fault_types)
+    cells = [[s, *(str(comp.cells.get(f"{s}/{f}", 0)) for f in faults)] for s in services]
+    sizes = sorted(comp.cells.values()) or [0]
+    audit = ", ".join(f"{n} {g}" for g, n in info.audit_counts.items())
+    lines = [
+        front_matter(info, comp),
+        f"# {info.name}",
+        "",
+        f"A recovery benchmark for Kubernetes microservices built by r2act {info.tool_version}: "
+        f"{comp.incidents} quality-audited incidents, each with logs, Kubernetes events, "
+        "metrics and cluster state from a pre-fault, during-fault and post-fault window, a "
+        "root-cause label, the incident's admissible action space, a gold recovery plan, "
+        "valid plan patterns (P+) and tagged invalid plans (P-).",
+        "",
+        "## Summary",
+        "",
+        *_table(
+            ["statistic", "value"],
+            [
+                ["main incidents", str(comp.incidents)],
+                ["root-cause services", str(len(comp.services))],
+                ["fault types", str(len(comp.fault_types))],
+                ["service x fault cells", str(len(comp.cells))],
+                ["cell size", f"{sizes[0]}-{sizes[-1]}"],
+                ["log records", f"{scale.total:,}"],
+                ["log records per incident (mean)", f"{scale.mean:,.2f}"],
+                ["method-visible events", f"{comp.event_records:,}"],
+                ["metric samples", f"{comp.metric_samples:,}"],
+                ["invalid plans", str(comp.invalid_plans)],
+                ["audit", audit],
+            ],
+        ),
+        "",
+        "## Composition",
+        "",
+        f"![composition]({COMPOSITION_PNG})",
+        "",
+        *_counts("service", comp.services, comp.incidents),
+        "",
+        *_counts("fault type", comp.fault_types, comp.incidents),
+        "",
+        *_counts("intensity", comp.intensities, comp.incidents),
+        "",
+        *_counts("gold operation", comp.gold_operations, comp.incidents),
+        "",
+        "### Service x fault cells",
+        "",
+        f"![cells]({HEATMAP_PNG})",
+        "",
+        *_table(["service", *faults], cells),
+        "",
+        "### Log records per incident",
+        "",
+        f"![log records]({LOGSCALE_PNG})",
+        "",
+        *_table(
+            ["min", "Q1", "median", "Q3", "mean", "max"],
+            [
+                [
+                    f"{scale.min:,}",
+                    f"{scale.q1:,.2f}",
+                    f"{scale.median:,.2f}",
+                    f"{scale.q3:,.2f}",
+                    f"{scale.mean:,.2f}",
+                    f"{scale.max:,}",
+                ]
+            ],
+        ),
+        "",
+        "## Files",
+        "",
+        *_table(
+            ["file", "content"],
+            [
+                [
+                    layout.INCIDENTS,
+                    "one BenchmarkRecord per line (schema/benchmark_record.schema.json)",
+                ],
+                [layout.LOGS, "log lines keyed by incident_id and phase"],
+                [layout.EVENTS, "Kubernetes events a method may see (none about chaos objects)"],
+                [layout.METRICS, "metric samples in long format"],
+                [layout.STATE, "deployments and pods at the end of each phase"],
+                [
+                    layout.FOLDS,
+                    f"5 folds stratified by service x fault cell (seed {info.folds_seed})",
+                ],
+                [
+                    f"{layout.PROVENANCE}/",
+                    "chaos objects, statuses and events; annotations (ground truth)",
+                ],
+                [layout.AUDIT_TRAIL, "incidents kept out of the main set, with their reasons"],
+                [layout.CROISSANT, "Croissant metadata"],
+                [layout.SHA256SUMS, "checksums of every file (`sha256sum -c SHA256SUMS`)"],
+            ],
+        ),
+        "",
+        "Views: `logs` (logs only), `logs+events`, `full` (logs, events, metrics, state) are "
+        "subsets of the same files, as in the paper's modality ablation. Nothing under "
+        "`provenance/` may be shown to a method.",
+        "",
+        "## How to load",
+        "",
+        "```python",
+        "import r2act.datasets",
+        'ds = r2act.datasets.load("path/to/dataset", view="logs+events")',
+        "ds.records[0].gold_plan      # typed BenchmarkRecord",
+        "ds.logs[ds.logs.incident_id == ds.records[0].incident_id]   # pandas DataFrame",
+        "```",
+        "",
+        'Or without r2act: `pandas.read_parquet("observations/logs.parquet")` and '
+        '`pandas.read_json("incidents.jsonl", lines=True)`. Check integrity with '
+        "`r2act dataset validate DIR`.",
+        "",
+        "## How it was built",
+        "",
+        f"- campaign(s): {', '.join(info.campaigns)}; manifest SHA-256: "
+        f"{', '.join(info.manifest_sha256)}",
+        f"- tool: r2act {info.tool_version}; target kind(s): {', '.join(info.target_kinds)}",
+        f"- collected: pre / during / post windows per incident; last timestamp {info.date}",
+        f"- audited by `r2act audit` ({audit}); built by `r2act dataset build` from "
+        f"`{info.built_from}`",
+        f"- folds seed {info.folds_seed}; figures by matplotlib {info.matplotlib}",
+        "",
+        "## Known limitations",
+        "",
+        "- One system (Online Boutique) and one fault injector (Chaos Mesh); eight fault types.",
+        "- On a `sim` target the telemetry comes from r2act's simulator, not a real cluster; "
+        "methods tuned on it may not transfer.",
+        "- HTTP faults are route rules at the entry point (gRPC services need a mesh for "
+        "HTTPChaos); DNS faults break name resolution for the callers of a service.",
+        "- Recovery labels follow one named policy (see each record's `policy`); other "
+        "reasonable recoveries may be labelled invalid. Live replay can check them.",
+        "- In the Hugging Face configs each table is a split (`incidents`, `logs`, `events`, "
+        "`metrics`, `state`) because the tables have different columns; join them on "
+        "`incident_id` (`r2act.datasets.load` does this).",
+        "- Incidents without an observable effect or a verified recovery are left out, which "
+        "under-represents subtle faults (see audit_trail.jsonl).",
+        "",
+        EMBED_START + json.dumps(comp.model_dump(mode="json"), sort_keys=True) + EMBED_END,
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def embedded_composition(card: str) -> Composition | None:
+    """The composition a card claims, or None when the card carries none."""
+    match = _EMBED.search(card)
+    return Composition.model_validate_json(match.group(1)) if match else None

@@ -1,0 +1,59 @@
+"""``schema/*.schema.json``: JSON Schemas generated from the models and the table schemas.
+
+Records, verdicts, folds, state and chaos status come from their pydantic models; the
+observation tables from their Arrow schemas. None is written by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from pydantic import BaseModel
+
+from r2act.datasets import layout
+from r2act.datasets.folds import Folds
+from r2act.quality_gate import Verdict
+from r2act.schema import BenchmarkRecord, ChaosStatus, ClusterState, KubeEvent
+
+MODELS: dict[str, type[BaseModel]] = {
+    "benchmark_record": BenchmarkRecord,
+    "audit_verdict": Verdict,
+    "folds": Folds,
+    "cluster_state": ClusterState,
+    "chaos_status": ChaosStatus,
+    "kube_event": KubeEvent,
+}
+_JSON_TYPES = {"string": "string", "double": "number", "int64": "integer"}
+
+
+def table_schema(name: str, schema: pa.Schema) -> dict[str, Any]:
+    """A JSON Schema for one row of an observation table."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"{name} row",
+        "type": "object",
+        "additionalProperties": False,
+        "required": schema.names,
+        "properties": {
+            f.name: {"type": _JSON_TYPES[str(f.type)], "description": layout.FIELD_DOCS[f.name]}
+            for f in schema
+        },
+    }
+
+
+def write_schemas(directory: Path) -> list[str]:
+    """Write every schema into ``directory``; returns the file names."""
+    directory.mkdir(parents=True, exist_ok=True)
+    documents: dict[str, dict[str, Any]] = {
+        name: model.model_json_schema() for name, model in MODELS.items()
+    }
+    for path, schema in layout.TABLES.items():
+        name = Path(path).stem
+        documents[f"{name}_row"] = table_schema(name, schema)
+    for name, document in sorted(documents.items()):
+        text = json.dumps(document, indent=2, sort_keys=True) + "\n"
+        (directory / f"{name}.schema.json").write_text(text, encoding="utf-8")
+    return sorted(f"{n}.schema.json" for n in documents)

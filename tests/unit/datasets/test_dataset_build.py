@@ -1,0 +1,175 @@
+"""The built dataset: layout, determinism, folds, provenance split, card and Croissant."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from r2act.datasets import build_dataset, compose, load, make_folds, validate
+from r2act.datasets.card import embedded_composition
+from r2act.schema import BenchmarkRecord
+
+
+def _records(root: Path) -> list[BenchmarkRecord]:
+    lines = (root / "incidents.jsonl").read_text().splitlines()
+    return [BenchmarkRecord.model_validate_json(line) for line in lines]
+
+
+def test_fresh_build_validates_clean(built: Path) -> None:
+    assert validate(built) == []
+
+
+def test_layout_matches_the_design(built: Path) -> None:
+    for name in (
+        "README.md",
+        "croissant.json",
+        "incidents.jsonl",
+        "state.jsonl",
+        "folds.json",
+        "audit_trail.jsonl",
+        "SHA256SUMS",
+        "observations/logs.parquet",
+        "observations/events.parquet",
+        "observations/metrics.parquet",
+        "provenance/chaos_events.jsonl",
+        "provenance/chaos_objects.jsonl",
+        "schema/benchmark_record.schema.json",
+        "figures/cells.png",
+    ):
+        assert (built / name).is_file(), name
+    assert len(_records(built)) == 13
+    trail = [json.loads(line) for line in (built / "audit_trail.jsonl").read_text().splitlines()]
+    assert sorted(v["group"] for v in trail) == ["failed", "failed", "warning"]
+
+
+def test_rebuild_is_byte_identical(audited_run: Path, built: Path, tmp_path: Path) -> None:
+    again = build_dataset(audited_run, tmp_path / "again", workers=1).out
+    first = {p.relative_to(built): p.read_bytes() for p in built.rglob("*") if p.is_file()}
+    second = {p.relative_to(again): p.read_bytes() for p in again.rglob("*") if p.is_file()}
+    assert first.keys() == second.keys()
+    assert [k for k in first if first[k] != second[k]] == []
+
+
+def test_parallel_build_writes_the_same_bytes(
+    audited_run: Path, built: Path, tmp_path: Path
+) -> None:
+    again = build_dataset(audited_run, tmp_path / "par", workers=2).out
+    assert (again / "SHA256SUMS").read_bytes() == (built / "SHA256SUMS").read_bytes()
+
+
+def test_method_visible_events_never_mention_chaos(built: Path) -> None:
+    events = pq.read_table(built / "observations/events.parquet").to_pylist()
+    assert events and not any("Chaos" in e["object_kind"] for e in events)
+    provenance = (built / "provenance/chaos_events.jsonl").read_text()
+    assert "Chaos" in provenance
+
+
+def test_observations_are_keyed_by_incident_and_phase(built: Path) -> None:
+    logs = pq.read_table(built / "observations/logs.parquet", columns=["incident_id", "phase"])
+    keys = set(zip(*(logs.column(c).to_pylist() for c in ("incident_id", "phase")), strict=True))
+    assert keys == {(r.incident_id, p) for r in _records(built) for p in ("pre", "during", "post")}
+
+
+def test_folds_partition_the_main_set_and_spread_each_cell(built: Path) -> None:
+    folds = json.loads((built / "folds.json").read_text())["folds"]
+    members = [i for fold in folds for i in fold]
+    records = _records(built)
+    assert sorted(members) == sorted(r.incident_id for r in records)
+    assert max(map(len, folds)) - min(map(len, folds)) <= 1
+    for fold in folds:  # a cell of <= 5 incidents never has two in one fold
+        cells = [next(r for r in records if r.incident_id == i).labels for i in fold]
+        keys = [(c.service, c.fault_type) for c in cells]
+        assert len(keys) == len(set(keys))
+
+
+def test_folds_depend_on_the_seed_only(built: Path) -> None:
+    records = _records(built)
+    assert make_folds(records, seed=1) == make_folds(list(reversed(records)), seed=1)
+    assert make_folds(records, seed=1) != make_folds(records, seed=2)
+
+
+def test_card_front_matter_and_composition(built: Path) -> None:
+    card = (built / "README.md").read_text()
+    assert card.startswith("---\nlicense: cc-by-4.0\n")
+    for view in ("config_name: logs\n", "config_name: logs+events\n", "config_name: full\n"):
+        assert view in card
+    claimed = embedded_composition(card)
+    assert claimed == compose(_records(built))
+    assert f"| log records | {claimed.log_records.total:,} |" in card
+
+
+def test_load_returns_only_the_views_modalities(built: Path) -> None:
+    logs_only = load(built, view="logs")
+    assert logs_only.events is None and logs_only.metrics is None and logs_only.state is None
+    full = load(built, view="full")
+    assert full.events is not None and full.metrics is not None and full.state is not None
+    assert len(full.logs) == sum(r.observations.log_records for r in full.records)
+    one = full.records[0].incident_id
+    subset = load(built, view="logs+events", incidents=[one])
+    assert set(subset.logs.incident_id) == {one} and len(subset.records) == 1
+    nothing = load(built, view="full", incidents=[])
+    assert (
+        nothing.records == []
+        and nothing.logs.empty
+        and list(nothing.logs.columns)[:2]
+        == [
+            "incident_id",
+            "phase",
+        ]
+    )
+
+
+def test_croissant_metadata_is_valid_for_mlcroissant(built: Path) -> None:
+    mlc = pytest.importorskip("mlcroissant")
+    dataset = mlc.Dataset(jsonld=built / "croissant.json")
+    incidents = list(dataset.records("incidents"))
+    assert len(incidents) == 13
+    assert {r["incidents/incident_id"].decode() for r in incidents} == {
+        r.incident_id for r in _records(built)
+    }
+
+
+def test_staged_logs_and_raw_logs_build_the_same_dataset(
+    audited_run: Path, built: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    run = Path(
+        shutil.copytree(audited_run, tmp_path / "run", ignore=shutil.ignore_patterns("dataset"))
+    )
+    staged = sorted(p.name for p in (run / "audit" / "logs").iterdir())
+    assert len(staged) == 13  # one per main incident
+    shutil.rmtree(run / "audit" / "logs")
+    again = build_dataset(run, tmp_path / "from-raw", workers=1).out
+    for name in ("observations/logs.parquet", "incidents.jsonl", "state.jsonl"):
+        assert (again / name).read_bytes() == (built / name).read_bytes(), name
+
+
+def test_public_surfaces_export_what_they_list() -> None:
+    import r2act.datasets
+    import r2act.quality_gate
+
+    for module in (r2act.datasets, r2act.quality_gate):
+        assert all(hasattr(module, name) for name in module.__all__), module.__name__
+
+
+def test_load_records_reads_only_the_records(built: Path) -> None:
+    from r2act.datasets import load_records
+
+    assert [r.incident_id for r in load_records(built)] == [r.incident_id for r in _records(built)]
+
+
+def test_build_refuses_to_replace_a_directory_that_is_not_a_dataset(
+    audited_run: Path, tmp_path: Path
+) -> None:
+    from r2act.errors import DataError
+
+    precious = tmp_path / "home"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    with pytest.raises(DataError, match="not an r2act dataset"):
+        build_dataset(audited_run, precious, workers=1)
+    assert (precious / "notes.txt").read_text() == "keep me"

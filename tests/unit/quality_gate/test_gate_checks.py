@@ -1,0 +1,77 @@
+"""Pure checks on hand-made evidence: thresholds and the group precedence."""
+
+from __future__ import annotations
+
+from r2act.quality_gate import Group, Problem, Severity, group_for
+from r2act.quality_gate.checks import effect_signals
+from r2act.quality_gate.evidence import LogSummary, MetricSummary, PhaseEvidence, SeriesStats
+from r2act.quality_gate.provenance import is_provenance_event, leak_terms
+from r2act.schema import KubeEvent
+
+
+def _phase(
+    phase: str, errors: int, series: dict[tuple[str, str], SeriesStats] | None = None
+) -> PhaseEvidence:
+    p = PhaseEvidence(phase=phase, present=True, window=(0.0, 100.0))  # type: ignore[arg-type]
+    p.logs = LogSummary(records=1000, error_lines=errors, services=("a",))
+    p.metrics = MetricSummary(
+        samples=10, queries=("cpu",), holes={"cpu": 15.0}, step_s=15.0, series=series or {}
+    )
+    return p
+
+
+def test_error_rate_must_rise_clearly_above_baseline_to_count_as_effect() -> None:
+    assert effect_signals(_phase("pre", 10), _phase("during", 15)) == []
+    assert effect_signals(_phase("pre", 10), _phase("during", 40)) == ["error_lines"]
+
+
+def test_a_metric_shift_beyond_noise_is_an_effect() -> None:
+    key = ("cpu", '{"pod": "a"}')
+    pre = _phase("pre", 0, {key: SeriesStats(0.1, 0.01, 5)})
+    small = _phase("during", 0, {key: SeriesStats(0.11, 0.01, 5)})
+    large = _phase("during", 0, {key: SeriesStats(0.9, 0.05, 5)})
+    assert effect_signals(pre, small) == []
+    assert effect_signals(pre, large) == ["metric:cpu"]
+
+
+def test_failed_beats_warning_beats_pilot_beats_main() -> None:
+    err = Problem(code="X", severity=Severity.ERROR, message="x")
+    warn = Problem(code="Y", severity=Severity.WARNING, message="y")
+    assert group_for([warn, err], pilot=True) == Group.FAILED
+    assert group_for([warn], pilot=True) == Group.WARNING
+    assert group_for([], pilot=True) == Group.PILOT
+    assert group_for([], pilot=False) == Group.MAIN
+
+
+def test_events_about_chaos_objects_are_provenance() -> None:
+    def event(kind: str, name: str, source: str = "kubelet") -> KubeEvent:
+        return KubeEvent(
+            ts=0,
+            type="Normal",
+            reason="Applied",
+            object_kind=kind,
+            object_name=name,
+            message="",
+            source=source,
+        )
+
+    assert is_provenance_event(event("StressChaos", "x"), "r2act-cpu-1")
+    assert is_provenance_event(event("Pod", "r2act-cpu-1"), "r2act-cpu-1")
+    assert is_provenance_event(event("Pod", "p", "chaos-daemon"), "r2act-cpu-1")
+    assert not is_provenance_event(event("Pod", "cartservice-1"), "r2act-cpu-1")
+
+
+def test_r2act_is_not_a_leak_term_when_the_namespace_is_named_after_it() -> None:
+    common = {"incident_id": "i", "chaos_name": "", "fault_type": "dns_fault"}
+    assert "r2act" in leak_terms(namespace="default", **common)
+    assert "r2act" not in leak_terms(namespace="r2act-demo", **common)
+    assert "dns-fault" in leak_terms(namespace="default", **common)
+
+
+def test_a_clear_rise_in_logged_request_latency_is_an_effect() -> None:
+    pre, slow, same = _phase("pre", 0), _phase("during", 0), _phase("during", 0)
+    pre.logs = LogSummary(1000, 0, ("frontend",), latency_ms=27.0)
+    slow.logs = LogSummary(1000, 0, ("frontend",), latency_ms=420.0)
+    same.logs = LogSummary(1000, 0, ("frontend",), latency_ms=30.0)
+    assert effect_signals(pre, slow) == ["latency"]
+    assert effect_signals(pre, same) == []

@@ -1,0 +1,168 @@
+"""Each kind of broken raw incident lands in the right group with the right reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from gate_rawfactory import RawSpec, write_raw_incident
+
+from r2act.errors import DataError
+from r2act.quality_gate import Group, audit_incident, read_verdicts, run_audit
+from r2act.schema import BenchmarkRecord, PlannedIncident
+
+POD = "onlineboutique_cartservice_pod_failure_severe_r01"
+DNS = "onlineboutique_paymentservice_dns_fault_severe_r02"
+
+CASES = {
+    "healthy": (RawSpec(), Group.MAIN, set()),
+    "missing_phase": (RawSpec(missing_phase="post"), Group.FAILED, {"PHASE_MISSING"}),
+    "empty_logs": (RawSpec(empty_logs_phase="during"), Group.FAILED, {"LOGS_EMPTY"}),
+    "failed_injection": (RawSpec(injection="failed"), Group.FAILED, {"INJECTION_FAILED"}),
+    "unconfirmed": (RawSpec(injection="unconfirmed"), Group.WARNING, {"INJECTION_UNCONFIRMED"}),
+    "log_leak": (RawSpec(leak="logs"), Group.FAILED, {"GROUND_TRUTH_LEAK"}),
+    "event_leak": (RawSpec(leak="events"), Group.FAILED, {"GROUND_TRUTH_LEAK"}),
+    "metric_leak": (RawSpec(leak="metrics"), Group.FAILED, {"GROUND_TRUTH_LEAK"}),
+    "metric_gap": (RawSpec(metric_gap=True), Group.WARNING, {"METRIC_GAPS"}),
+    "no_effect": (RawSpec(effect=False), Group.WARNING, {"NO_OBSERVABLE_EFFECT"}),
+    "not_recovered": (RawSpec(recovered=False), Group.WARNING, {"RECOVERY_NOT_VERIFIED"}),
+    "incomplete": (RawSpec(complete=False), Group.FAILED, {"INCOMPLETE"}),
+    "pilot": (RawSpec(pilot=True), Group.PILOT, set()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_raw_incident_lands_in_its_group_with_its_reason(
+    case: str, tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    spec, group, reasons = CASES[case]
+    root = write_raw_incident(tmp_path, incidents[POD], spec)
+    verdict, record = audit_incident(root)
+    assert verdict.group == group, verdict.problems
+    assert set(verdict.reasons) == reasons
+    assert (record is not None) == (group == Group.MAIN)
+
+
+def test_chaos_object_events_are_provenance_not_a_leak(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    # the healthy factory incident carries an 'Applied' event on the chaos object itself
+    root = write_raw_incident(tmp_path, incidents[DNS])
+    events = (root / "during" / "events.jsonl").read_text()
+    assert "DNSChaos" in events
+    verdict, _ = audit_incident(root)
+    assert verdict.group == Group.MAIN
+
+
+def test_corrupt_gzip_fails_the_incident_not_the_audit(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    root = write_raw_incident(tmp_path, incidents[POD])
+    (root / "pre" / "logs.jsonl.gz").write_bytes(b"\x1f\x8b\x08garbage")
+    verdict, _ = audit_incident(root)
+    assert verdict.group == Group.FAILED
+    assert verdict.reasons == ["FILE_UNREADABLE"]
+
+
+def test_annotation_that_does_not_parse_is_failed(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    root = write_raw_incident(tmp_path, incidents[POD])
+    document = json.loads((root / "incident.json").read_text())
+    del document["timestamps"]
+    (root / "incident.json").write_text(json.dumps(document))
+    verdict, _ = audit_incident(root)
+    assert verdict.group == Group.FAILED
+    assert "ANNOTATION_INVALID" in verdict.reasons
+
+
+def test_main_record_carries_labels_and_plan_sets(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    root = write_raw_incident(tmp_path, incidents[DNS])
+    _, record = audit_incident(root)
+    assert isinstance(record, BenchmarkRecord)
+    assert record.labels.service == "paymentservice"
+    assert record.labels.mechanism == "chaos-mesh-dns-error"
+    assert len(record.valid_plans) >= 1 and len(record.invalid_plans) >= 2
+    assert record.observations.log_records == 3 * 20 * 4
+    assert record.observations.phases == ["pre", "during", "post"]
+    # events about the chaos object are not counted as method-visible
+    assert record.observations.event_records == 1 + 2 + 1
+
+
+def test_audit_writes_verdicts_records_and_report(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    write_raw_incident(tmp_path, incidents[POD])
+    write_raw_incident(tmp_path, incidents[DNS], RawSpec(injection="failed"))
+    stale = tmp_path / "audit" / "records" / "old.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
+    result = run_audit(tmp_path, workers=1)
+    assert [v.incident_id for v in result.verdicts] == sorted([POD, DNS])
+    assert [v.incident_id for v in read_verdicts(tmp_path)] == sorted([POD, DNS])
+    assert sorted(p.name for p in (tmp_path / "audit" / "records").iterdir()) == [f"{POD}.json"]
+    report = (tmp_path / "audit" / "report.md").read_text()
+    assert "| INJECTION_FAILED | error | 1 |" in report
+    assert "| cartservice |" in report
+
+
+def test_audit_ignores_hidden_resume_debris(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    write_raw_incident(tmp_path, incidents[POD])
+    (tmp_path / "raw" / ".partial").mkdir()
+    result = run_audit(tmp_path, workers=1)
+    assert len(result.verdicts) == 1
+
+
+def test_audit_of_an_empty_run_is_a_data_error(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="no raw incidents"):
+        run_audit(tmp_path)
+
+
+def test_parallel_audit_gives_the_same_verdicts_as_serial(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    ids = sorted(incidents)[:8]
+    for n, incident_id in enumerate(ids):
+        write_raw_incident(tmp_path, incidents[incident_id], RawSpec(effect=n % 3 != 0))
+    serial = (run_audit(tmp_path, workers=1), (tmp_path / "audit" / "audit.jsonl").read_bytes())
+    parallel = (run_audit(tmp_path, workers=2), (tmp_path / "audit" / "audit.jsonl").read_bytes())
+    assert serial[1] == parallel[1]
+    assert serial[0].count(Group.WARNING) == 3
+
+
+def test_a_log_line_that_is_not_a_record_fails_the_incident(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    import gzip
+
+    root = write_raw_incident(tmp_path, incidents[POD])
+    good = gzip.decompress((root / "post" / "logs.jsonl.gz").read_bytes())
+    (root / "post" / "logs.jsonl.gz").write_bytes(gzip.compress(good + b'{"ts": 1, "pod": "x"\n'))
+    verdict, _ = audit_incident(root)
+    assert verdict.reasons == ["FILE_UNREADABLE"]
+
+
+def test_latency_is_measured_from_the_frontends_request_lines(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    import gzip
+
+    from r2act.quality_gate import gather
+
+    root = write_raw_incident(tmp_path, incidents[POD])
+    line = json.dumps({"http.resp.took_ms": 40, "message": "request complete"})
+    record = {
+        "ts": 1.0,
+        "pod": "frontend-1",
+        "container": "server",
+        "service": "frontend",
+        "line": line,
+    }
+    payload = (json.dumps(record) + "\n").encode() * 3
+    (root / "pre" / "logs.jsonl.gz").write_bytes(gzip.compress(payload))
+    assert gather(root).phases["pre"].logs.latency_ms == 40.0  # type: ignore[union-attr]
