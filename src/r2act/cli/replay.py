@@ -1,0 +1,180 @@
+"""``r2act replay``: execute predicted plans on a live (or simulated) cluster, gated by validity.
+
+Thin: find the dataset and target, call :mod:`r2act.replay`, print the report. A plan outside
+its incident's action space is refused before anything touches the cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import typer
+from rich import box
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from r2act import datasets
+from r2act.campaigns import SimTarget, load_manifest
+from r2act.cli.app import app, console, console_err
+from r2act.cluster.base import Cluster
+from r2act.collector import open_target
+from r2act.evaluation.predictions import ParsedPrediction, read_predictions
+from r2act.quality_gate.runs import resolve_run_dir
+from r2act.replay import ReplayReport, ReplaySettings, run_replay, summarize, to_markdown
+from r2act.replay.run import request_of, write_report_files
+from r2act.schema import BenchmarkRecord
+
+_PREDICTIONS = typer.Argument(..., help="Predictions file (JSON lines), e.g. rule.jsonl.")
+_DATASET = typer.Option(
+    None, "--dataset", help="Dataset directory [default: newest ./r2act-runs/*/dataset]."
+)
+_TARGET = typer.Option(
+    "sim",
+    "--target",
+    help="'sim' (the simulated cluster, the default for a simulated dataset) or a campaign "
+    "manifest whose target (e.g. a kind cluster) receives the faults; it passes the same "
+    "safety checks as collection.",
+)
+_WINDOW = typer.Option(75.0, "--window", min=1, help="Seconds a plan gets to restore health.")
+_INTERVAL = typer.Option(5.0, "--probe-interval", min=0.1, help="Seconds between health probes.")
+_CONSECUTIVE = typer.Option(3, "--consecutive", min=1, help="Healthy probes in a row = recovered.")
+_ONLY = typer.Option([], "--only", help="Replay only this incident id (repeatable).")
+_OUT = typer.Option(None, "--out", help="Output directory [default: RUN/replay/<file stem>].")
+_DRY_RUN = typer.Option(False, "--dry-run", help="Say what would run or be refused; touch nothing.")
+_QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
+
+
+def _dataset_dir(given: Path | None) -> Path:
+    if given is not None:
+        return given
+    run_dir, _picked = resolve_run_dir(None, needs="dataset")
+    console_err.print(f"using dataset {run_dir / 'dataset'}", highlight=False)
+    return run_dir / "dataset"
+
+
+def _cluster(target: str, out: Path, records: list[BenchmarkRecord]) -> Cluster:
+    from r2act.cluster.connect import connect
+
+    if target == "sim":
+        seeds = sorted({r.metadata.campaign for r in records})
+        name = f"replay-{seeds[0]}" if seeds else "replay"
+        return connect(SimTarget(kind="sim", seed=0, name=name), namespace="default", workspace=out)
+    manifest = load_manifest(Path(target))
+    return open_target(manifest, out)
+
+
+def _table(report: ReplayReport) -> Table:
+    table = Table(title="Replay: per fault type", box=box.SIMPLE_HEAD)
+    for column in ("fault type", "planned", "offline-valid", "recovered", "gated", "gated rate"):
+        table.add_column(column, justify="left" if column == "fault type" else "right")
+    for row in report.rows:
+        table.add_row(
+            row.fault_type,
+            str(row.planned),
+            str(row.offline_valid),
+            str(row.recovered),
+            str(row.gated_recovered),
+            f"{row.gated_rate:.3f}",
+        )
+    return table
+
+
+def _agreement(report: ReplayReport) -> Table:
+    a = report.agreement
+    table = Table(title="Offline validity vs live recovery", box=box.SIMPLE_HEAD)
+    table.add_column("")
+    table.add_column("recovered", justify="right")
+    table.add_column("not recovered", justify="right")
+    table.add_row("offline-valid", str(a.valid_recovered), str(a.valid_not_recovered))
+    table.add_row("offline-invalid", str(a.invalid_recovered), str(a.invalid_not_recovered))
+    return table
+
+
+@app.command()
+def replay(  # noqa: PLR0917 - typer maps parameters to options
+    predictions: Path = _PREDICTIONS,
+    dataset: Path | None = _DATASET,
+    target: str = _TARGET,
+    window: float = _WINDOW,
+    probe_interval: float = _INTERVAL,
+    consecutive: int = _CONSECUTIVE,
+    only: list[str] = _ONLY,
+    out: Path | None = _OUT,
+    dry_run: bool = _DRY_RUN,
+    quiet: bool = _QUIET,
+) -> None:
+    """Re-inject each incident's fault, apply the predicted plan, and watch health recover.
+
+    Plans outside the incident's action space are refused, never executed. Resumable:
+    outcomes already in OUT/replay.jsonl are kept. Example:
+    [bold]r2act replay rule.jsonl --window 75[/]
+    """
+    directory = _dataset_dir(dataset)
+    records = datasets.load_records(directory)
+    parsed = read_predictions(predictions)
+    by_id = {r.incident_id: r for r in records}
+    out_dir = out if out is not None else directory.parent / "replay" / predictions.stem
+    settings = ReplaySettings(
+        window_s=window, probe_interval_s=probe_interval, consecutive=consecutive
+    )
+    if dry_run:
+        _dry_run(by_id, parsed.predictions, only)
+        return
+    cluster = _cluster(target, out_dir, records)
+    todo = [i for i in by_id if i in parsed.predictions and (not only or i in only)]
+    with Progress(
+        TextColumn("[bold]replay[/] {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=quiet,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("", total=len(todo))
+        run = run_replay(
+            cluster,
+            by_id,
+            parsed,
+            out_dir,
+            settings,
+            only=only,
+            on_start=lambda incident: progress.update(task, description=incident),
+            on_outcome=lambda _o: progress.advance(task),
+        )
+    report = summarize(run.outcomes)
+    write_report_files(out_dir, report.model_dump_json(indent=1), to_markdown(report))
+    console.print(_table(report))
+    console.print(_agreement(report))
+    if run.resumed:
+        console.print(f"resumed: {run.resumed} outcomes were already in {out_dir}/replay.jsonl")
+    if run.unknown_ids:
+        console.print(f"[yellow]{len(run.unknown_ids)} predictions name unknown incidents[/]")
+    console.print(
+        f"refused {report.refused}, errors {report.errors}; report: {out_dir}/report.md",
+        highlight=False,
+    )
+
+
+def _dry_run(
+    by_id: dict[str, BenchmarkRecord], parsed: Mapping[str, ParsedPrediction], only: list[str]
+) -> None:
+    table = Table(title="Replay plan (dry run: nothing touched)", box=box.SIMPLE_HEAD)
+    table.add_column("incident")
+    table.add_column("plan")
+    table.add_column("would")
+    for incident, record in by_id.items():
+        line = parsed.get(incident)
+        if line is None or (only and incident not in only):
+            continue
+        request = request_of(line)
+        plan = request.plan
+        if plan is None:
+            verdict = f"refuse: {request.plan_problem or 'no plan'}"
+        elif not record.action_space.contains(plan):
+            verdict = "refuse: outside the action space"
+        else:
+            verdict = "execute"
+        table.add_row(incident, "null" if plan is None else plan.model_dump_json(), verdict)
+    console.print(table)
