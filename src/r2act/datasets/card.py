@@ -233,6 +233,8 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         "`incident_id` (`r2act.datasets.load` does this).",
         "- Incidents without an observable effect or a verified recovery are left out, which "
         "under-represents subtle faults (see audit_trail.jsonl).",
+        "- Incident ids follow the `<system>_<service>_<fault>_<intensity>_rNN` convention and "
+        "therefore name the root cause: a method must treat them as opaque keys.",
         "",
         EMBED_START + json.dumps(comp.model_dump(mode="json"), sort_keys=True) + EMBED_END,
         "",
