@@ -85,7 +85,8 @@ def main() -> int:
     )
     print(
         f"recovered {total.recovered}/{total.planned}; gated {total.gated_recovered}; "
-        f"refused {report.refused}; errors {report.errors}; median TTR {report.ttr_median_s} s"
+        f"refused {report.refused}; no effect {report.no_effect}; errors {report.errors}; "
+        f"median TTR {report.ttr_median_s} s"
     )
     print(
         f"agreement: valid&recovered {a.valid_recovered}, valid&not {a.valid_not_recovered}, "

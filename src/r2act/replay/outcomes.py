@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-ReplayStatus = Literal["executed", "refused", "error"]
+ReplayStatus = Literal["executed", "refused", "no_effect", "error"]
 
 
 class ClusterCall(BaseModel):
@@ -30,7 +30,11 @@ class ReplayOutcome(BaseModel):
     service: str = Field(description="Its root-cause service.")
     method: str | None = Field(default=None, description="Method named by the prediction.")
     status: ReplayStatus = Field(
-        description="executed (plan applied), refused (never touched the cluster) or error."
+        description=(
+            "executed (plan applied), refused (never touched the cluster), no_effect (the "
+            "re-injected fault left the system healthy, so recovery cannot be judged and the "
+            "plan was not applied) or error."
+        )
     )
     reason: str = Field(default="", description="Why refused or why it errored.")
     plan: JsonValue = Field(default=None, description="The plan as parsed, if it parsed.")

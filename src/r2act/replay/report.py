@@ -28,6 +28,9 @@ class FaultTypeRow(BaseModel):
     executed: int = Field(description="Plans actually applied to the cluster.")
     recovered: int = Field(description="Executed plans that recovered within the window.")
     gated_recovered: int = Field(description="Offline-valid and recovered.")
+    no_effect: int = Field(
+        default=0, description="Not judged: the fault left the system healthy (not in planned)."
+    )
 
     @property
     def gated_rate(self) -> float:
@@ -64,7 +67,9 @@ class Finding(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     incident_id: str = Field(description="Incident.")
-    kind: str = Field(description="'valid_not_recovered' or 'invalid_recovered'.")
+    kind: str = Field(
+        description="'valid_not_recovered', 'invalid_recovered' or 'no_health_effect'."
+    )
     plan: str = Field(description="The plan, compactly.")
 
 
@@ -79,6 +84,9 @@ class ReplayReport(BaseModel):
     findings: list[Finding] = Field(description="Disagreeing incidents.")
     refused: int = Field(description="Predictions refused before touching the cluster.")
     errors: int = Field(description="Predictions whose replay failed for cluster reasons.")
+    no_effect: int = Field(
+        default=0, description="Predictions not judged because the fault left the system healthy."
+    )
     ttr_median_s: float | None = Field(description="Median time to recover of recovered cases.")
     ttr_max_s: float | None = Field(description="Longest time to recover.")
     ttr_values_s: list[float] = Field(description="Every time to recover, ascending.")
@@ -92,9 +100,12 @@ def _plan_text(outcome: ReplayOutcome) -> str:
     return f"{plan.get('operation')}({fields})"
 
 
-def _row(name: str, outcomes: Sequence[ReplayOutcome]) -> FaultTypeRow:
+def _row(
+    name: str, outcomes: Sequence[ReplayOutcome], no_effect: Sequence[ReplayOutcome]
+) -> FaultTypeRow:
     return FaultTypeRow(
         fault_type=name,
+        no_effect=len(no_effect),
         planned=len(outcomes),
         offline_valid=sum(o.offline_valid for o in outcomes),
         executed=sum(o.status == "executed" for o in outcomes),
@@ -105,12 +116,19 @@ def _row(name: str, outcomes: Sequence[ReplayOutcome]) -> FaultTypeRow:
 
 def summarize(outcomes: Sequence[ReplayOutcome]) -> ReplayReport:
     """Build the report from the outcomes of one replay run (errors are excluded from rates)."""
-    scored = [o for o in outcomes if o.status != "error"]
+    scored = [o for o in outcomes if o.status not in ("error", "no_effect")]
+    unjudged = [o for o in outcomes if o.status == "no_effect"]
     by_type: dict[str, list[ReplayOutcome]] = {}
     for outcome in scored:
         by_type.setdefault(outcome.fault_type, []).append(outcome)
-    rows = [_row(name, by_type[name]) for name in sorted(by_type)]
-    rows.append(_row("all", scored))
+    quiet: dict[str, list[ReplayOutcome]] = {}
+    for outcome in unjudged:
+        quiet.setdefault(outcome.fault_type, []).append(outcome)
+    rows = [
+        _row(name, by_type.get(name, []), quiet.get(name, []))
+        for name in sorted(set(by_type) | set(quiet))
+    ]
+    rows.append(_row("all", scored, unjudged))
     findings = [
         Finding(
             incident_id=o.incident_id,
@@ -119,6 +137,9 @@ def summarize(outcomes: Sequence[ReplayOutcome]) -> ReplayReport:
         )
         for o in scored
         if o.offline_valid != o.recovered
+    ] + [
+        Finding(incident_id=o.incident_id, kind="no_health_effect", plan=_plan_text(o))
+        for o in unjudged
     ]
     ttrs = sorted(o.time_to_recover_s for o in scored if o.time_to_recover_s is not None)
     return ReplayReport(
@@ -132,6 +153,7 @@ def summarize(outcomes: Sequence[ReplayOutcome]) -> ReplayReport:
         findings=findings,
         refused=sum(o.status == "refused" for o in outcomes),
         errors=sum(o.status == "error" for o in outcomes),
+        no_effect=len(unjudged),
         ttr_median_s=median(ttrs) if ttrs else None,
         ttr_max_s=ttrs[-1] if ttrs else None,
         ttr_values_s=ttrs,
@@ -144,13 +166,13 @@ def to_markdown(report: ReplayReport) -> str:
         "# Replay report",
         "",
         "| fault type | planned | offline-valid | executed | recovered | gated recovered "
-        "| gated rate |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| gated rate | not judged (no effect) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in report.rows:
         lines.append(
             f"| {row.fault_type} | {row.planned} | {row.offline_valid} | {row.executed} | "
-            f"{row.recovered} | {row.gated_recovered} | {row.gated_rate:.3f} |"
+            f"{row.recovered} | {row.gated_recovered} | {row.gated_rate:.3f} | {row.no_effect} |"
         )
     a = report.agreement
     lines += [
@@ -162,7 +184,8 @@ def to_markdown(report: ReplayReport) -> str:
         f"| offline-valid | {a.valid_recovered} | {a.valid_not_recovered} |",
         f"| offline-invalid | {a.invalid_recovered} | {a.invalid_not_recovered} |",
         "",
-        f"Agreement: {a.agreement_rate:.3f}. Refused: {report.refused}. Errors: {report.errors}.",
+        f"Agreement: {a.agreement_rate:.3f}. Refused: {report.refused}. "
+        f"Not judged (fault without health effect): {report.no_effect}. Errors: {report.errors}.",
     ]
     if report.ttr_median_s is not None:
         lines.append(

@@ -31,6 +31,11 @@ from r2act.systems import SYSTEMS
 
 T = TypeVar("T")
 
+NO_EFFECT_REASON = (
+    "the re-injected fault was in place but the system stayed healthy, so no plan can be "
+    "judged by recovery; the plan was not applied"
+)
+
 
 @dataclass(frozen=True)
 class ReplaySettings:
@@ -206,6 +211,7 @@ def replay_one(
     confirmed = False
     ttr: float | None = None
     error = ""
+    no_effect = False
     if guard is not None:
         guard.arm(_ref_of(chaos))
     ref = calls.run("inject", lambda: cluster.inject(chaos), lambda r: r.name)
@@ -221,7 +227,7 @@ def replay_one(
             )
             ttr = _health_window(cluster, settings)
         else:
-            error = "the re-injected fault did not take effect"
+            no_effect = True
     except ClusterError as exc:
         error = f"cluster error: {exc}"
     finally:
@@ -238,8 +244,8 @@ def replay_one(
     recovered = ttr is not None
     return base.model_copy(
         update={
-            "status": "error" if error else "executed",
-            "reason": error,
+            "status": "error" if error else "no_effect" if no_effect else "executed",
+            "reason": error or (NO_EFFECT_REASON if no_effect else ""),
             "offline_valid": offline_valid,
             "effect_confirmed": confirmed,
             "recovered": recovered,

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from replay_spy import SpyCluster
+from replay_support import SpyCluster
 
 from r2act.cluster.sim import SimulatedCluster
 from r2act.evaluation.predictions import read_predictions
@@ -146,3 +146,32 @@ def test_report_counts_agreement_and_lists_disagreements(
     assert report.findings == []
     total = next(row for row in report.rows if row.fault_type == "all")
     assert (total.planned, total.gated_recovered) == (4, 3)
+
+
+def test_fault_without_health_effect_is_not_judged_and_plan_not_applied(
+    sim: SimulatedCluster,
+) -> None:
+    from conftest import record_of
+    from r2act.campaigns import Manifest, plan_incidents
+
+    manifest = Manifest.model_validate(
+        {
+            "name": "quiet",
+            "system": "onlineboutique",
+            "target": {"kind": "sim"},
+            "services": ["cartservice"],
+            "faults": [{"type": "memory_pressure", "intensities": ["moderate"]}],
+        },
+        strict=False,
+    )
+    record = record_of(plan_incidents(manifest)[0])
+    spy = SpyCluster(sim)
+    outcome = replay_one(spy, record, ReplayRequest(plan=record.gold_plan), SETTINGS)  # type: ignore[arg-type]
+    assert outcome.status == "no_effect"
+    assert not outcome.recovered and not outcome.gated_recovered
+    assert "apply_plan" not in spy.calls
+    assert sim.leftovers() == []
+    report = summarize([outcome])
+    assert report.no_effect == 1
+    assert report.agreement.agreement_rate == 0.0
+    assert [f.kind for f in report.findings] == ["no_health_effect"]

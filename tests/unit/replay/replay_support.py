@@ -1,0 +1,87 @@
+"""Test support: records built from planned incidents, and a cluster wrapper that records calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from r2act.actions import label_incident
+from r2act.cluster.sim import SimulatedCluster
+from r2act.schema import (
+    BenchmarkRecord,
+    ObservationRefs,
+    PlannedIncident,
+    RcaLabel,
+    RecordMetadata,
+)
+from r2act.systems import ONLINE_BOUTIQUE
+
+
+class SpyCluster:
+    """Delegates to a simulated cluster and records the name of every call made."""
+
+    def __init__(self, inner: SimulatedCluster) -> None:
+        self.inner = inner
+        self.calls: list[str] = []
+        self.fail_on: str | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self.inner, name)
+        if not callable(attribute):
+            return attribute
+
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            self.calls.append(name)
+            if self.fail_on == name:
+                raise KeyboardInterrupt(f"interrupted during {name}")
+            return attribute(*args, **kwargs)
+
+        return spy
+
+    @property
+    def clock(self) -> Any:
+        return self.inner.clock
+
+    @property
+    def namespace(self) -> str:
+        return self.inner.namespace
+
+    @property
+    def fingerprint(self) -> str:
+        return self.inner.fingerprint
+
+
+def record_of(incident: PlannedIncident) -> BenchmarkRecord:
+    """A benchmark record for a planned incident, labelled by the default policy."""
+    labels = label_incident(incident, ONLINE_BOUTIQUE)
+    return BenchmarkRecord(
+        incident_id=incident.id,
+        metadata=RecordMetadata(
+            campaign=incident.campaign,
+            system=incident.system,
+            repetition=incident.repetition,
+            target_kind="sim",
+            seed=incident.seed,
+            tool_version="test",
+            manifest_sha256="0" * 64,
+            collected_at="2026-01-01T00:00:00Z",
+        ),
+        fault=incident.fault,
+        observations=ObservationRefs(
+            phases=["pre", "during", "post"],
+            log_records=1,
+            event_records=1,
+            metric_samples=1,
+            services_logging=["frontend"],
+        ),
+        labels=RcaLabel(
+            service=incident.service,
+            fault_type=incident.fault.type,
+            intensity=incident.fault.intensity,
+            mechanism="test",
+        ),
+        action_space=labels.action_space,
+        gold_plan=labels.gold_plan,
+        valid_plans=labels.valid_plans,
+        invalid_plans=labels.invalid_plans,
+        policy=labels.policy,
+    )
