@@ -1,11 +1,7 @@
 """Names of everything in a run directory, in one place.
 
-The quality gate reads what the collector writes, so the names are constants here rather
-than string literals scattered over both stages (DESIGN section 6)::
-
-    RUN/raw/<id>/incident.json journal.jsonl chaos.yaml COMPLETE
-    RUN/raw/<id>/{pre,during,post}/logs.jsonl.gz events.jsonl metrics.parquet
-                                   state.json chaos_status.json
+The raw store's file names are the contract with the quality gate and live in
+``r2act.schema.rawstore``; this module adds what only the collector needs.
 """
 
 from __future__ import annotations
@@ -13,23 +9,42 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-RAW_DIR: Final = "raw"
+from r2act.schema.rawstore import (
+    CHAOS_STATUS,
+    CHAOS_YAML,
+    COMPLETE,
+    EVENTS,
+    INCIDENT_JSON,
+    JOURNAL,
+    LOGS,
+    METRICS,
+    PHASE_FILES,
+    RAW_DIR,
+    STATE,
+)
+
 PARTIAL_DIR: Final = ".partial"
 """Under ``RUN/raw``: incident directories moved aside by resume (hidden from readers)."""
 SUPERSEDED_DIR: Final = ".superseded"
 """Under ``RUN/raw``: incident directories moved aside by ``--no-resume --force``."""
 
-INCIDENT_JSON: Final = "incident.json"
-JOURNAL: Final = "journal.jsonl"
-CHAOS_YAML: Final = "chaos.yaml"
-COMPLETE: Final = "COMPLETE"
-
-LOGS: Final = "logs.jsonl.gz"
-EVENTS: Final = "events.jsonl"
-METRICS: Final = "metrics.parquet"
-STATE: Final = "state.json"
-CHAOS_STATUS: Final = "chaos_status.json"
-PHASE_FILES: Final = (LOGS, EVENTS, METRICS, STATE, CHAOS_STATUS)
+__all__ = [
+    "CHAOS_STATUS",
+    "CHAOS_YAML",
+    "COMPLETE",
+    "EVENTS",
+    "INCIDENT_JSON",
+    "JOURNAL",
+    "LOGS",
+    "METRICS",
+    "PARTIAL_DIR",
+    "PHASE_FILES",
+    "RAW_DIR",
+    "STATE",
+    "SUPERSEDED_DIR",
+    "is_complete",
+    "raw_dir",
+]
 
 
 def raw_dir(run_dir: Path) -> Path:

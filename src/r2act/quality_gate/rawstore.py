@@ -1,8 +1,7 @@
 """Reading the raw store the collector writes (DESIGN section 6); never writing it.
 
-The names are repeated here rather than imported from ``collector`` because the layers
-forbid that import: the raw layout is a file contract, and this module is the reader's copy
-of it. Everything here is I/O with no judgement; checks live in ``checks.py``.
+The file names come from ``r2act.schema.rawstore``, the contract both stages share.
+Everything here is I/O with no judgement; checks live in ``checks.py``.
 """
 
 from __future__ import annotations
@@ -19,18 +18,19 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field
 
 from r2act.schema import PHASES, ChaosStatus, ClusterState, KubeEvent, Phase, PlannedIncident
-
-RAW_DIR: Final = "raw"
-INCIDENT_JSON: Final = "incident.json"
-JOURNAL: Final = "journal.jsonl"
-CHAOS_YAML: Final = "chaos.yaml"
-COMPLETE: Final = "COMPLETE"
-LOGS: Final = "logs.jsonl.gz"
-EVENTS: Final = "events.jsonl"
-METRICS: Final = "metrics.parquet"
-STATE: Final = "state.json"
-CHAOS_STATUS: Final = "chaos_status.json"
-PHASE_FILES: Final = (LOGS, EVENTS, METRICS, STATE, CHAOS_STATUS)
+from r2act.schema.rawstore import (
+    CHAOS_STATUS,
+    CHAOS_YAML,
+    COMPLETE,
+    EVENTS,
+    INCIDENT_JSON,
+    JOURNAL,
+    LOGS,
+    METRICS,
+    PHASE_FILES,
+    RAW_DIR,
+    STATE,
+)
 
 LOG_SCHEMA: Final = pa.schema(
     [
