@@ -12,10 +12,9 @@ from pathlib import Path
 import typer
 
 from r2act.cli.app import app, console
-from r2act.quality_gate import REPORT_MD, Group, resolve_run_dir, run_audit
 
-_RUN = typer.Argument(None, help="Run directory [default: the newest ./r2act-runs/<campaign>/].")
-_WORKERS = typer.Option(None, "--workers", min=1, help="Worker processes [default: CPUs, max 4].")
+_RUN = typer.Argument(None, help="Run directory (default: the newest ./r2act-runs/<campaign>/).")
+_WORKERS = typer.Option(None, "--workers", min=1, help="Worker processes (default: CPUs, max 4).")
 
 
 @app.command()
@@ -27,6 +26,8 @@ def audit(run_dir: Path | None = _RUN, workers: int | None = _WORKERS) -> None:
 
     Example: [bold]r2act audit r2act-runs/smoke[/]
     """
+    from r2act.quality_gate import REPORT_MD, Group, resolve_run_dir, run_audit
+
     run, picked = resolve_run_dir(run_dir, needs="raw")
     if picked:
         console.print(f"auditing the most recent run: {run}", highlight=False)

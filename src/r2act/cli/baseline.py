@@ -10,21 +10,20 @@ from pathlib import Path
 
 import typer
 
-from r2act.baselines import BASELINES, run_baseline
+from r2act.cli._choices import BASELINE_NAMES, VIEW_NAMES
 from r2act.cli.app import app, console, console_err
-from r2act.datasets import VIEWS
 from r2act.errors import DataError
 
 RUNS_DIR = Path("r2act-runs")
 
-_NAME = typer.Argument(None, help=f"Baseline to run: {', '.join(BASELINES)}.")
+_NAME = typer.Argument(None, help=f"Baseline to run: {', '.join(BASELINE_NAMES)}.")
 _DATASET = typer.Option(
-    None, "--dataset", help="Dataset directory [default: the newest ./r2act-runs/*/dataset]."
+    None, "--dataset", help="Dataset directory (default: the newest ./r2act-runs/*/dataset)."
 )
 _OUT = typer.Option(
-    None, "--out", help="Predictions file [default: DATASET/../predictions/NAME.jsonl]."
+    None, "--out", help="Predictions file (default: DATASET/../predictions/NAME.jsonl)."
 )
-_VIEW = typer.Option("full", "--view", help=f"Observation view: {' | '.join(VIEWS)}.")
+_VIEW = typer.Option("full", "--view", help=f"Observation view: {' | '.join(VIEW_NAMES)}.")
 _SEED = typer.Option(0, "--seed", help="Seed of randomised baselines.")
 _LIST = typer.Option(False, "--list", help="List the baselines and exit.")
 
@@ -52,6 +51,8 @@ def baseline(  # noqa: PLR0917 - typer maps parameters to options
     RCA-only baselines go through the fixed RCA-to-action mapper, as in the paper.
     Example: [bold]r2act baseline rule --dataset r2act-runs/smoke/dataset[/]
     """
+    from r2act.baselines import BASELINES, run_baseline
+
     if list_ or name is None:
         for item in BASELINES.values():
             console.print(

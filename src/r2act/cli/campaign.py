@@ -9,17 +9,17 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-import yaml
 from rich import box
 from rich.table import Table
 
-from r2act.campaigns import load_manifest, plan_incidents, render_chaos
 from r2act.cli.app import app, console, console_err
 from r2act.errors import DataError
-from r2act.schema import FaultType, PlannedIncident, Topology
+
+if TYPE_CHECKING:
+    from r2act.schema import PlannedIncident, Topology
 
 campaign_app = typer.Typer(
     name="campaign",
@@ -46,6 +46,8 @@ def validate(manifest: ManifestArg) -> None:
 
     Example: [bold]r2act campaign validate campaigns/smoke.yaml[/]
     """
+    from r2act.campaigns import load_manifest, plan_incidents
+
     loaded = load_manifest(manifest)
     incidents = plan_incidents(loaded)
     console.print(
@@ -80,6 +82,8 @@ def plan(
 
       [bold]r2act campaign plan campaigns/r2act-302.yaml --json | wc -l[/]
     """
+    from r2act.campaigns import load_manifest, plan_incidents
+
     loaded = load_manifest(manifest)
     incidents = plan_incidents(loaded)
     if as_json:
@@ -111,6 +115,10 @@ def render(
     The files are exactly what [bold]r2act collect[/] would create; inspect them or apply one
     by hand with kubectl. Example: [bold]r2act campaign render campaigns/smoke.yaml --out chaos/[/]
     """
+    import yaml
+
+    from r2act.campaigns import load_manifest, plan_incidents, render_chaos
+
     loaded = load_manifest(manifest)
     incidents = plan_incidents(loaded)
     try:
@@ -136,15 +144,15 @@ def _row(incident: PlannedIncident) -> dict[str, object]:
 
 
 _HIDDEN = frozenset({"callers", "patterns", "port", "target", "method", "path", "direction"})
-_SHORT = {
-    FaultType.POD_FAILURE: "Pod",
-    FaultType.CPU_SATURATION: "CPU",
-    FaultType.MEMORY_PRESSURE: "Mem",
-    FaultType.NETWORK_DELAY: "Net",
-    FaultType.HTTP_ERROR: "HTTP-E",
-    FaultType.HTTP_ABORT: "HTTP-A",
-    FaultType.DNS_FAULT: "DNS-F",
-    FaultType.DNS_RANDOM: "DNS-R",
+_SHORT = {  # by FaultType value (a StrEnum member is its value as a key)
+    "pod_failure": "Pod",
+    "cpu_saturation": "CPU",
+    "memory_pressure": "Mem",
+    "network_delay": "Net",
+    "http_error": "HTTP-E",
+    "http_abort": "HTTP-A",
+    "dns_fault": "DNS-F",
+    "dns_random": "DNS-R",
 }
 
 
@@ -167,6 +175,8 @@ def _incident_table(incidents: list[PlannedIncident]) -> Table:
 
 
 def _cell_table(incidents: list[PlannedIncident], services: list[str]) -> Table:
+    from r2act.schema import FaultType
+
     cells = Counter((i.service, i.fault.type) for i in incidents)
     faults = [f for f in FaultType if any(key[1] == f for key in cells)]
     table = Table(title="Incidents per service x fault cell", box=box.SIMPLE_HEAD, pad_edge=False)

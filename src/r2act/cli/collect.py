@@ -7,31 +7,17 @@ it injected is removed on any exit; these commands only choose what to show.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-import yaml
-from rich import box
-from rich.table import Table
 
-from r2act.campaigns import load_manifest
-from r2act.cli._progress import RichObserver
 from r2act.cli.app import app, console
-from r2act.collector import (
-    CampaignSummary,
-    CollectionPlan,
-    default_run_dir,
-    layout,
-    open_target,
-    plan_collection,
-    resume,
-    sweep,
-)
-from r2act.collector import (
-    collect as run_collect,
-)
+
+if TYPE_CHECKING:
+    from r2act.collector import CampaignSummary, CollectionPlan
 
 _CAMPAIGN = typer.Argument(..., help="Campaign manifest (YAML), e.g. campaigns/smoke.yaml.")
-_OUT = typer.Option(None, "--out", help="Run directory [default: ./r2act-runs/<campaign name>].")
+_OUT = typer.Option(None, "--out", help="Run directory (default: ./r2act-runs/<campaign name>).")
 _ONLY = typer.Option([], "--only", help="Collect only this incident id (repeatable).")
 _RESUME = typer.Option(
     True, "--resume/--no-resume", help="Skip complete incidents and redo partial ones."
@@ -58,6 +44,10 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
     Resumable: rerunning skips complete incidents. Example:
     [bold]r2act collect campaigns/smoke.yaml[/]
     """
+    from r2act.cli._progress import RichObserver
+    from r2act.collector import collect as run_collect
+    from r2act.collector import default_run_dir, plan_collection
+
     plan = plan_collection(campaign, only)
     run_dir = out if out is not None else default_run_dir(plan.manifest)
     if dry_run:
@@ -82,6 +72,9 @@ def cleanup(campaign: Path = _CAMPAIGN, out: Path | None = _OUT) -> None:
     Needed only after a hard kill; collect refuses to start while such objects exist.
     Example: [bold]r2act cleanup campaigns/smoke.yaml[/]
     """
+    from r2act.campaigns import load_manifest
+    from r2act.collector import default_run_dir, open_target, sweep
+
     manifest = load_manifest(campaign)
     run_dir = out if out is not None else default_run_dir(manifest)
     cluster = open_target(manifest, run_dir)
@@ -97,6 +90,12 @@ def cleanup(campaign: Path = _CAMPAIGN, out: Path | None = _OUT) -> None:
 
 
 def _print_dry_run(plan: CollectionPlan, run_dir: Path) -> None:
+    import yaml
+    from rich import box
+    from rich.table import Table
+
+    from r2act.collector import layout, resume
+
     found = resume.scan(layout.raw_dir(run_dir))
     table = Table(box=box.SIMPLE, title=f"{plan.manifest.name}: {len(plan.items)} incidents")
     table.add_column("incident", no_wrap=True)
@@ -118,6 +117,9 @@ def _print_dry_run(plan: CollectionPlan, run_dir: Path) -> None:
 
 
 def _print_summary(summary: CampaignSummary) -> None:
+    from rich import box
+    from rich.table import Table
+
     where = summary.run_dir
     if not summary.results and summary.interrupted_by is None:
         console.print(

@@ -11,8 +11,6 @@ from pathlib import Path
 import typer
 
 from r2act.cli.app import app, console
-from r2act.datasets import build_dataset, validate
-from r2act.quality_gate import resolve_run_dir
 
 dataset_app = typer.Typer(
     name="dataset",
@@ -21,8 +19,8 @@ dataset_app = typer.Typer(
 )
 app.add_typer(dataset_app, name="dataset")
 
-_RUN = typer.Argument(None, help="Run directory [default: the newest ./r2act-runs/<campaign>/].")
-_OUT = typer.Option(None, "--out", help="Dataset directory [default: RUN/dataset].")
+_RUN = typer.Argument(None, help="Run directory (default: the newest ./r2act-runs/<campaign>/).")
+_OUT = typer.Option(None, "--out", help="Dataset directory (default: RUN/dataset).")
 _SEED = typer.Option(0, "--folds-seed", help="Seed of the stratified folds.")
 _DIR = typer.Argument(..., help="Dataset directory to check.")
 
@@ -33,6 +31,9 @@ def build(run_dir: Path | None = _RUN, out: Path | None = _OUT, folds_seed: int 
 
     Example: [bold]r2act audit && r2act dataset build --out dist/r2act-302[/]
     """
+    from r2act.datasets import build_dataset
+    from r2act.quality_gate import resolve_run_dir
+
     run, picked = resolve_run_dir(run_dir, needs="audit")
     if picked:
         console.print(f"building from the most recent audited run: {run}", highlight=False)
@@ -58,6 +59,8 @@ def validate_command(
 
     Example: [bold]r2act dataset validate r2act-runs/smoke/dataset[/]
     """
+    from r2act.datasets import validate
+
     problems = validate(directory)
     for problem in problems:
         console.print(f"[red]{problem.line()}[/]", highlight=False, soft_wrap=True)

@@ -3,6 +3,10 @@
 Thin: find and validate the dataset, parse the files, call :mod:`r2act.evaluation`, print
 and write. Bad lines in a predictions file are warnings (exit 0); only unusable input (a
 missing file, no or an invalid dataset, a bad fold) is an error (exit 2).
+
+Scoring needs only the records and the folds, so the dataset is checked with
+``validate(quick=True)`` (checksums of every file, records, folds, trail, Croissant) and
+read with ``load_records``: the observation tables are never parsed here.
 """
 
 from __future__ import annotations
@@ -10,16 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from r2act import datasets, evaluation
+from r2act.cli._choices import DEFAULT_REPLICATES, DEFAULT_SEED
 from r2act.cli.app import app, console, console_err
 from r2act.errors import DataError
-from r2act.evaluation import tables
-from r2act.quality_gate.problems import Severity
-from r2act.schema import BenchmarkRecord
+
+if TYPE_CHECKING:
+    from r2act.schema import BenchmarkRecord
 
 RUNS_DIR = Path("r2act-runs")
 
@@ -49,27 +53,44 @@ def _latest_dataset() -> Path:
     return latest
 
 
+def _folds(directory: Path) -> list[list[str]]:
+    from r2act.datasets import layout
+    from r2act.datasets.folds import Folds
+
+    path = directory / layout.FOLDS
+    try:
+        return Folds.model_validate_json(path.read_bytes()).folds
+    except (OSError, ValueError) as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise DataError(
+            f"{path}: unreadable folds: {first} (run `r2act dataset validate`)"
+        ) from exc
+
+
 def _population(dataset: Path | None, fold: int | None) -> Population:
+    from r2act import datasets
+    from r2act.quality_gate.problems import Severity
+
     directory = dataset if dataset is not None else _latest_dataset()
     if not directory.is_dir():
         raise DataError(f"{directory}: dataset directory not found (pass --dataset DIR)")
-    fatal = [p for p in datasets.validate(directory) if p.severity == Severity.ERROR]
+    problems = datasets.validate(directory, quick=True)
+    fatal = [p for p in problems if p.severity == Severity.ERROR]
     if fatal:
         more = f" (+{len(fatal) - 1} more)" if len(fatal) > 1 else ""
         raise DataError(
             f"{directory}: dataset fails validation: {fatal[0].line()}{more} "
             f"(run `r2act dataset validate {directory}`)"
         )
-    # Records are the same in every view; "logs" is the lightest one load() offers.
-    loaded = datasets.load(directory, view="logs")
-    records = list(loaded.records)
+    records = datasets.load_records(directory)
     ids = {r.incident_id for r in records}
     if fold is not None:
-        if not 0 <= fold < len(loaded.folds):
+        folds = _folds(directory)
+        if not 0 <= fold < len(folds):
             raise DataError(
-                f"{directory}/folds.json: no fold {fold} (folds are 0..{len(loaded.folds) - 1})"
+                f"{directory}/folds.json: no fold {fold} (folds are 0..{len(folds) - 1})"
             )
-        keep = set(loaded.folds[fold])
+        keep = set(folds[fold])
         records = [r for r in records if r.incident_id in keep]
     if not records:
         raise DataError(
@@ -89,7 +110,7 @@ def _write(path: Path, text: str) -> None:
 
 DatasetOpt = Annotated[
     Path | None,
-    typer.Option("--dataset", help="Dataset directory [default: newest ./r2act-runs/*/dataset]."),
+    typer.Option("--dataset", help="Dataset directory (default: newest ./r2act-runs/*/dataset)."),
 ]
 FoldOpt = Annotated[
     int | None, typer.Option("--fold", help="Use only fold K (0-based) of folds.json.")
@@ -113,17 +134,20 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
         Path | None,
         typer.Option(
             "--plot",
-            help="PNG scatter of RCA-S vs validity [default with several files: next to "
-            "--json/--markdown, else ./r2act-evaluation.png].",
+            help="PNG scatter of RCA-S vs validity (default with several files: next to "
+            "--json/--markdown, else ./r2act-evaluation.png).",
         ),
     ] = None,
-    seed: SeedOpt = evaluation.DEFAULT_SEED,
-    replicates: ReplicatesOpt = evaluation.DEFAULT_REPLICATES,
+    seed: SeedOpt = DEFAULT_SEED,
+    replicates: ReplicatesOpt = DEFAULT_REPLICATES,
     details: Annotated[
         bool, typer.Option("--details/--no-details", help="Per-method breakdowns.")
     ] = True,
 ) -> None:
     """Score predictions on every incident of a dataset: RCA and recovery metrics with CIs."""
+    from r2act import evaluation
+    from r2act.evaluation import tables
+
     files = [evaluation.read_predictions(p) for p in predictions]  # fail fast on a bad path
     population = _population(dataset, fold)
     report = evaluation.evaluate(
@@ -168,10 +192,13 @@ def compare(  # noqa: PLR0917 - typer maps parameters to options
     fold: FoldOpt = None,
     json_out: JsonOpt = None,
     markdown_out: MarkdownOpt = None,
-    seed: SeedOpt = evaluation.DEFAULT_SEED,
-    replicates: ReplicatesOpt = evaluation.DEFAULT_REPLICATES,
+    seed: SeedOpt = DEFAULT_SEED,
+    replicates: ReplicatesOpt = DEFAULT_REPLICATES,
 ) -> None:
     """Paired per-stratum differences A − B with CIs, won/tied/lost and the worst stratum."""
+    from r2act import evaluation
+    from r2act.evaluation import tables
+
     file_a, file_b = evaluation.read_predictions(a), evaluation.read_predictions(b)
     population = _population(dataset, fold)
     result = evaluation.compare(

@@ -6,28 +6,26 @@ its incident's action space is refused before anything touches the cluster.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich import box
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from r2act import datasets
-from r2act.campaigns import SimTarget, load_manifest
 from r2act.cli.app import app, console, console_err
-from r2act.cluster.base import Cluster
-from r2act.collector import open_target
-from r2act.evaluation.predictions import ParsedPrediction, read_predictions
-from r2act.quality_gate.runs import resolve_run_dir
-from r2act.replay import ReplayReport, ReplaySettings, run_replay, summarize, to_markdown
-from r2act.replay.run import request_of, write_report_files
-from r2act.schema import BenchmarkRecord
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from r2act.cluster.base import Cluster
+    from r2act.evaluation.predictions import ParsedPrediction
+    from r2act.replay import ReplayReport
+    from r2act.schema import BenchmarkRecord
 
 _PREDICTIONS = typer.Argument(..., help="Predictions file (JSON lines), e.g. rule.jsonl.")
 _DATASET = typer.Option(
-    None, "--dataset", help="Dataset directory [default: newest ./r2act-runs/*/dataset]."
+    None, "--dataset", help="Dataset directory (default: newest ./r2act-runs/*/dataset)."
 )
 _TARGET = typer.Option(
     "sim",
@@ -40,12 +38,14 @@ _WINDOW = typer.Option(75.0, "--window", min=1, help="Seconds a plan gets to res
 _INTERVAL = typer.Option(5.0, "--probe-interval", min=0.1, help="Seconds between health probes.")
 _CONSECUTIVE = typer.Option(3, "--consecutive", min=1, help="Healthy probes in a row = recovered.")
 _ONLY = typer.Option([], "--only", help="Replay only this incident id (repeatable).")
-_OUT = typer.Option(None, "--out", help="Output directory [default: RUN/replay/<file stem>].")
+_OUT = typer.Option(None, "--out", help="Output directory (default: RUN/replay/<file stem>).")
 _DRY_RUN = typer.Option(False, "--dry-run", help="Say what would run or be refused; touch nothing.")
 _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
 
 
 def _dataset_dir(given: Path | None) -> Path:
+    from r2act.quality_gate.runs import resolve_run_dir
+
     if given is not None:
         return given
     run_dir, _picked = resolve_run_dir(None, needs="dataset")
@@ -54,7 +54,9 @@ def _dataset_dir(given: Path | None) -> Path:
 
 
 def _cluster(target: str, out: Path, records: list[BenchmarkRecord]) -> Cluster:
+    from r2act.campaigns import SimTarget, load_manifest
     from r2act.cluster.connect import connect
+    from r2act.collector import open_target
 
     if target == "sim":
         seeds = sorted({r.metadata.campaign for r in records})
@@ -66,7 +68,8 @@ def _cluster(target: str, out: Path, records: list[BenchmarkRecord]) -> Cluster:
 
 def _table(report: ReplayReport) -> Table:
     table = Table(title="Replay: per fault type", box=box.SIMPLE_HEAD)
-    for column in ("fault type", "planned", "offline-valid", "recovered", "gated", "gated rate"):
+    columns = ("fault type", "planned", "offline-valid", "recovered", "gated", "gated rate")
+    for column in (*columns, "no effect"):
         table.add_column(column, justify="left" if column == "fault type" else "right")
     for row in report.rows:
         table.add_row(
@@ -76,6 +79,7 @@ def _table(report: ReplayReport) -> Table:
             str(row.recovered),
             str(row.gated_recovered),
             f"{row.gated_rate:.3f}",
+            str(row.no_effect),
         )
     return table
 
@@ -110,6 +114,19 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     outcomes already in OUT/replay.jsonl are kept. Example:
     [bold]r2act replay rule.jsonl --window 75[/]
     """
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from r2act import datasets
+    from r2act.evaluation.predictions import read_predictions
+    from r2act.replay import ReplaySettings, run_replay, summarize, to_markdown
+    from r2act.replay.run import write_report_files
+
     directory = _dataset_dir(dataset)
     records = datasets.load_records(directory)
     parsed = read_predictions(predictions)
@@ -152,7 +169,8 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     if run.unknown_ids:
         console.print(f"[yellow]{len(run.unknown_ids)} predictions name unknown incidents[/]")
     console.print(
-        f"refused {report.refused}, errors {report.errors}; report: {out_dir}/report.md",
+        f"refused {report.refused}, not judged (fault left the system healthy) "
+        f"{report.no_effect}, errors {report.errors}; report: {out_dir}/report.md",
         highlight=False,
     )
 
@@ -160,6 +178,8 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
 def _dry_run(
     by_id: dict[str, BenchmarkRecord], parsed: Mapping[str, ParsedPrediction], only: list[str]
 ) -> None:
+    from r2act.replay.run import request_of
+
     table = Table(title="Replay plan (dry run: nothing touched)", box=box.SIMPLE_HEAD)
     table.add_column("incident")
     table.add_column("plan")

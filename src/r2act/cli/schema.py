@@ -11,7 +11,6 @@ from typing import Annotated
 
 import typer
 
-from r2act.campaigns.json_schemas import export_schemas
 from r2act.cli.app import app, console
 from r2act.errors import DataError
 
@@ -35,6 +34,8 @@ def export(
 
     Example: [bold]r2act schema export schemas/ && ls schemas/[/]
     """
+    from r2act.campaigns.json_schemas import export_schemas
+
     try:
         written = export_schemas(directory)
     except OSError as error:

@@ -1,21 +1,23 @@
 """The evaluate and compare commands: exit codes, written artefacts, fold selection.
 
-The dataset loader is replaced by records built in memory, so these tests exercise only
-the command layer and the evaluation core.
+The dataset's validation and record loader are replaced by records built in memory (only
+folds.json is a real file), so these tests exercise only the command layer and the
+evaluation core.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from evalfixtures import make_record, pred
 from typer.testing import CliRunner, Result
 
-import r2act.cli.evaluate as command
+import r2act.cli.evaluate  # noqa: F401 - registers evaluate and compare on the app
+from r2act import datasets
 from r2act.cli.app import app
+from r2act.datasets.folds import Folds
 from r2act.errors import DataError
 from r2act.quality_gate.problems import error
 
@@ -28,14 +30,12 @@ RECORDS = [
 def dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "dataset"
     directory.mkdir()
-    fake = SimpleNamespace(
-        validate=lambda d: [],
-        load=lambda d, view: SimpleNamespace(
-            records=list(RECORDS),
-            folds=[[r.incident_id for r in RECORDS[:2]], [r.incident_id for r in RECORDS[2:]]],
-        ),
-    )
-    monkeypatch.setattr(command, "datasets", fake)
+    folds = [[r.incident_id for r in RECORDS[:2]], [r.incident_id for r in RECORDS[2:]]]
+    folds_json = Folds(k=2, seed=0, stratify_by=["service"], folds=folds).model_dump_json()
+    (directory / "folds.json").write_text(folds_json)
+    monkeypatch.setattr(datasets, "validate", lambda d, quick=False: [])
+    monkeypatch.setattr(datasets, "load_records", lambda d: list(RECORDS))
+    monkeypatch.setattr(datasets, "load", None)  # scoring must not read observations
     return directory
 
 
@@ -77,9 +77,9 @@ def test_dataset_failing_validation_is_a_data_error(
     dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(
-        command.datasets,
+        datasets,
         "validate",
-        lambda d: [error("BAD_RECORD", "bad record", "incidents.jsonl:3")],
+        lambda d, quick=False: [error("BAD_RECORD", "bad record", "incidents.jsonl:3")],
     )
     preds = write(tmp_path / "p.jsonl", [pred(RECORDS[0])])
     result = run("evaluate", str(preds), "--dataset", str(dataset))
@@ -186,3 +186,21 @@ def test_hostile_strings_survive_to_every_output(dataset: Path, tmp_path: Path) 
     report = json.loads(out.read_text())
     assert report["methods"][0]["parse"]["issues_by_kind"]["bad_incident_id"] == 2
     assert "unknown_ids" in md.read_text()
+
+
+def test_scoring_asks_for_quick_validation_and_reads_only_records(
+    dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[Path, bool]] = []
+
+    def validate(directory: Path, quick: bool = False) -> list[object]:
+        calls.append((directory, quick))
+        return []
+
+    monkeypatch.setattr(datasets, "validate", validate)
+    preds = write(tmp_path / "p.jsonl", [pred(r) for r in RECORDS])
+    result = run(
+        "evaluate", str(preds), "--dataset", str(dataset), "--fold", "1", "--replicates", "200"
+    )
+    assert result.exit_code == 0, result.output  # datasets.load is None: it was never called
+    assert calls == [(dataset, True)]

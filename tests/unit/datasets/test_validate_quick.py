@@ -1,0 +1,50 @@
+"""``validate(quick=True)``: what scoring needs is still checked; observations are not re-read."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from r2act.datasets import validate
+
+
+def _codes(root: Path, *, quick: bool) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for problem in validate(root, quick=quick):
+        found.setdefault(problem.code, set()).add(problem.where)
+    return found
+
+
+def test_quick_validation_of_a_clean_dataset_never_opens_a_parquet_file_or_renders(
+    built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = sys.modules["r2act.datasets.validate"]
+
+    def forbidden(*_args: object, **_kwargs: object) -> object:
+        raise AssertionError("quick validation re-read observations or figures")
+
+    monkeypatch.setattr(module.pq, "read_table", forbidden)
+    monkeypatch.setattr(module.pq, "read_schema", forbidden)
+    monkeypatch.setattr(module.figures, "render", forbidden)
+    assert validate(built, quick=True) == []
+
+
+def test_quick_validation_still_catches_a_tampered_observation_file(dataset_copy: Path) -> None:
+    path = dataset_copy / "observations" / "logs.parquet"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    assert "observations/logs.parquet" in _codes(dataset_copy, quick=True)["CHECKSUM_MISMATCH"]
+
+
+def test_quick_validation_skips_only_the_observation_and_card_checks(dataset_copy: Path) -> None:
+    path = dataset_copy / "incidents.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[1:]))
+    full, quick = _codes(dataset_copy, quick=False), _codes(dataset_copy, quick=True)
+    assert {"ORPHAN_OBSERVATIONS", "CARD_MISMATCH"} <= full.keys()
+    assert {"CHECKSUM_MISMATCH", "FOLDS_NOT_PARTITION"} <= quick.keys()
+    assert "CARD_MISMATCH" not in quick
+    assert quick["ORPHAN_OBSERVATIONS"] == {"state.jsonl"}  # state is cheap: still checked
