@@ -20,10 +20,11 @@ import sys
 import time
 from pathlib import Path
 
-from r2act.actions import label_incident, map_rca
+from r2act.actions import map_rca
 from r2act.campaigns import load_manifest, plan_incidents
 from r2act.evaluation import compare, evaluate, parse_stream
-from r2act.schema import BenchmarkRecord, FaultType, ObservationRefs, RcaLabel, RecordMetadata
+from r2act.quality_gate import record_for
+from r2act.schema import BenchmarkRecord, FaultType, ObservationRefs, RecordMetadata
 from r2act.systems import ONLINE_BOUTIQUE
 
 BUDGET_S = 2.0
@@ -35,11 +36,11 @@ def build_records() -> list[BenchmarkRecord]:
     manifest = load_manifest(MANIFEST)
     records = []
     for incident in plan_incidents(manifest):
-        labels = label_incident(incident, ONLINE_BOUTIQUE)
         records.append(
-            BenchmarkRecord(
-                incident_id=incident.id,
-                metadata=RecordMetadata(
+            record_for(
+                incident,
+                ONLINE_BOUTIQUE,
+                RecordMetadata(
                     campaign=incident.campaign,
                     system=incident.system,
                     repetition=incident.repetition,
@@ -49,25 +50,13 @@ def build_records() -> list[BenchmarkRecord]:
                     manifest_sha256="0" * 64,
                     collected_at="2026-01-01T00:00:00Z",
                 ),
-                fault=incident.fault,
-                observations=ObservationRefs(
+                ObservationRefs(
                     phases=["pre", "during", "post"],
                     log_records=0,
                     event_records=0,
                     metric_samples=0,
                     services_logging=[],
                 ),
-                labels=RcaLabel(
-                    service=incident.service,
-                    fault_type=incident.fault.type,
-                    intensity=incident.fault.intensity,
-                    mechanism=incident.fault.chaos_kind,
-                ),
-                action_space=labels.action_space,
-                gold_plan=labels.gold_plan,
-                valid_plans=labels.valid_plans,
-                invalid_plans=labels.invalid_plans,
-                policy=labels.policy,
             )
         )
     return records

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import signal
 import sys
 
 from r2act.cli.app import app, console_err, state
@@ -32,6 +33,7 @@ def main() -> None:
         console_err.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the exit
         console_err.print("[yellow]interrupted[/]")
         sys.exit(130)
 

@@ -109,7 +109,9 @@ class CleanupGuard:
             self.remove_all()
         finally:
             for signum, previous in self._previous.items():
-                signal.signal(signum, previous)
+                # After an interrupt the process is on its way out: a late second Ctrl-C must
+                # not kill it (exit status -2) between the cleanup and its orderly exit.
+                signal.signal(signum, signal.SIG_IGN if self.signals else previous)
             self._previous.clear()
 
     def raise_if_interrupted(self) -> None:

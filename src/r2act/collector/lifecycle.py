@@ -150,8 +150,9 @@ class IncidentRun:
             if (remaining := end - self.clock.now()) > 0:
                 self.clock.sleep(remaining)
             self._snapshot(step, "during", TimeWindow(start, end))
-        with self._step("remove") as step:
-            self._remove(step)
+        with self._step("remove") as step, self.c.guard.shielded():
+            self._remove(step)  # shielded: a Ctrl-C now waits until the fault is gone
+        self.c.guard.raise_if_interrupted()
         self._verify_recovery()
         with self._step("post") as step:
             start = self.clock.now()

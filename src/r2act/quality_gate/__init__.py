@@ -21,7 +21,7 @@ from r2act.quality_gate.checks import CHECKS, effect_signals, run_checks
 from r2act.quality_gate.evidence import IncidentEvidence, PhaseEvidence, gather
 from r2act.quality_gate.problems import Group, Problem, Severity, Verdict, group_for
 from r2act.quality_gate.provenance import is_provenance_event, leak_terms
-from r2act.quality_gate.records import MECHANISM, build_record
+from r2act.quality_gate.records import MECHANISM, build_record, record_for
 from r2act.quality_gate.runs import resolve_run_dir
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "is_provenance_event",
     "leak_terms",
     "read_verdicts",
+    "record_for",
     "resolve_run_dir",
     "run_audit",
     "run_checks",

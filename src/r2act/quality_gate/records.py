@@ -20,8 +20,10 @@ from r2act.schema import (
     BenchmarkRecord,
     FaultType,
     ObservationRefs,
+    PlannedIncident,
     RcaLabel,
     RecordMetadata,
+    Topology,
 )
 from r2act.systems import SYSTEMS
 
@@ -48,6 +50,37 @@ def _load_profile(load: dict[str, object]) -> dict[str, int | float | str]:
     return {str(k): v for k, v in sorted(load.items()) if isinstance(v, int | float | str)}
 
 
+def record_for(
+    incident: PlannedIncident,
+    topology: Topology,
+    metadata: RecordMetadata,
+    observations: ObservationRefs,
+) -> BenchmarkRecord:
+    """Join an incident's labels under the default policy with its metadata and observations.
+
+    The one place a record is assembled; the audit calls it with what the raw store shows,
+    benchmarks and tests with synthetic metadata.
+    """
+    labels = label_incident(incident, topology)
+    return BenchmarkRecord(
+        incident_id=incident.id,
+        metadata=metadata,
+        fault=incident.fault,
+        observations=observations,
+        labels=RcaLabel(
+            service=incident.service,
+            fault_type=incident.fault.type,
+            intensity=incident.fault.intensity,
+            mechanism=MECHANISM[incident.fault.type],
+        ),
+        action_space=labels.action_space,
+        gold_plan=labels.gold_plan,
+        valid_plans=list(labels.valid_plans),
+        invalid_plans=list(labels.invalid_plans),
+        policy=labels.policy,
+    )
+
+
 def build_record(ev: IncidentEvidence) -> tuple[BenchmarkRecord | None, list[Problem]]:
     """The record of an incident, or None with a RECORD_INVALID problem saying why."""
     ann = ev.annotation
@@ -61,10 +94,10 @@ def build_record(ev: IncidentEvidence) -> tuple[BenchmarkRecord | None, list[Pro
     services = sorted({s for p in ev.phases.values() if p.logs for s in p.logs.services})
     injected = ann.timestamps.injected_at or ann.timestamps.pre_start or 0.0
     try:
-        labels = label_incident(incident, topology)
-        record = BenchmarkRecord(
-            incident_id=incident.id,
-            metadata=RecordMetadata(
+        record = record_for(
+            incident,
+            topology,
+            RecordMetadata(
                 campaign=ann.campaign,
                 system=incident.system,
                 repetition=incident.repetition,
@@ -75,25 +108,13 @@ def build_record(ev: IncidentEvidence) -> tuple[BenchmarkRecord | None, list[Pro
                 collected_at=rfc3339(injected),
                 load_profile=_load_profile(ann.load),
             ),
-            fault=incident.fault,
-            observations=ObservationRefs(
+            ObservationRefs(
                 phases=phases,
                 log_records=ev.log_records,
                 event_records=sum(p.events.visible for p in ev.phases.values() if p.events),
                 metric_samples=sum(p.metrics.samples for p in ev.phases.values() if p.metrics),
                 services_logging=services,
             ),
-            labels=RcaLabel(
-                service=incident.service,
-                fault_type=incident.fault.type,
-                intensity=incident.fault.intensity,
-                mechanism=MECHANISM[incident.fault.type],
-            ),
-            action_space=labels.action_space,
-            gold_plan=labels.gold_plan,
-            valid_plans=list(labels.valid_plans),
-            invalid_plans=list(labels.invalid_plans),
-            policy=labels.policy,
         )
     except (ValidationError, ValueError, KeyError) as exc:
         first = str(exc).splitlines()[0][:300]

@@ -51,7 +51,8 @@ def _injected(run_dir: Path) -> bool:
 
 @pytest.fixture
 def larger(tmp_path: Path) -> Path:
-    return write_campaign(tmp_path, "larger", faults=ALL_FAULTS)
+    # long enough (32 incidents) that a signal within a second of the start lands mid-run
+    return write_campaign(tmp_path, "larger", faults=ALL_FAULTS, repetitions=4)
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Iterator
 
 import pytest
 
@@ -12,6 +13,23 @@ from r2act.errors import PermanentClusterError
 from r2act.schema import ChaosRef
 
 REF = ChaosRef(kind="PodChaos", name="r2act-x", namespace="default", incident_id="i")
+
+
+@pytest.fixture(autouse=True)
+def _restore_signal_handlers() -> Iterator[None]:
+    """An interrupted guard leaves SIGINT/SIGTERM ignored; give pytest its handlers back."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+
+
+def test_after_an_interrupt_a_late_signal_cannot_kill_the_exiting_process() -> None:
+    with pytest.raises(Interrupted), CleanupGuard(lambda _ref: None):
+        os.kill(os.getpid(), signal.SIGINT)
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+    os.kill(os.getpid(), signal.SIGINT)  # ignored: no KeyboardInterrupt here
 
 
 def test_first_sigint_raises_and_exit_removes_the_armed_object() -> None:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from r2act.actions import label_incident
 from r2act.cluster.sim import SimulatedCluster
+from r2act.quality_gate import record_for
 from r2act.schema import (
     BenchmarkRecord,
     ObservationRefs,
     PlannedIncident,
-    RcaLabel,
     RecordMetadata,
 )
 from r2act.systems import ONLINE_BOUTIQUE
@@ -52,10 +51,10 @@ class SpyCluster:
 
 def record_of(incident: PlannedIncident) -> BenchmarkRecord:
     """A benchmark record for a planned incident, labelled by the default policy."""
-    labels = label_incident(incident, ONLINE_BOUTIQUE)
-    return BenchmarkRecord(
-        incident_id=incident.id,
-        metadata=RecordMetadata(
+    return record_for(
+        incident,
+        ONLINE_BOUTIQUE,
+        RecordMetadata(
             campaign=incident.campaign,
             system=incident.system,
             repetition=incident.repetition,
@@ -65,23 +64,11 @@ def record_of(incident: PlannedIncident) -> BenchmarkRecord:
             manifest_sha256="0" * 64,
             collected_at="2026-01-01T00:00:00Z",
         ),
-        fault=incident.fault,
-        observations=ObservationRefs(
+        ObservationRefs(
             phases=["pre", "during", "post"],
             log_records=1,
             event_records=1,
             metric_samples=1,
             services_logging=["frontend"],
         ),
-        labels=RcaLabel(
-            service=incident.service,
-            fault_type=incident.fault.type,
-            intensity=incident.fault.intensity,
-            mechanism="test",
-        ),
-        action_space=labels.action_space,
-        gold_plan=labels.gold_plan,
-        valid_plans=labels.valid_plans,
-        invalid_plans=labels.invalid_plans,
-        policy=labels.policy,
     )

@@ -123,13 +123,18 @@ class SimulatedCluster:
         self._cuts: list[float] = []
         self._scenes: dict[float, Scene] = {}
         self._clock = SimClock(self)
+        self._unsaved = False
 
     # --- bookkeeping -------------------------------------------------------------------
 
     def _changed(self) -> None:
         self._timelines = None
         self._scenes.clear()
+        # Memory runs ahead of disk until the save completes; a save cut short (Ctrl-C, full
+        # disk) is redone by the next call, so a cleanup never trusts a state it didn't write.
+        self._unsaved = True
         save_state(self.path, self._state)
+        self._unsaved = False
 
     def _advance(self, seconds: float) -> None:
         self._state.now += seconds
@@ -137,6 +142,8 @@ class SimulatedCluster:
 
     def _call(self, operation: str, incident: str | None = None) -> None:
         """Count the call and apply the configured API glitches to it."""
+        if self._unsaved:
+            self._changed()
         self._state.calls += 1
         self.glitches.check_call(operation, self._state.calls, incident)
 
