@@ -91,21 +91,19 @@ def cleanup(campaign: Path = _CAMPAIGN, out: Path | None = _OUT) -> None:
 
 def _print_dry_run(plan: CollectionPlan, run_dir: Path) -> None:
     import yaml
-    from rich import box
-    from rich.table import Table
 
     from r2act.collector import layout, resume
 
     found = resume.scan(layout.raw_dir(run_dir))
-    table = Table(box=box.SIMPLE, title=f"{plan.manifest.name}: {len(plan.items)} incidents")
-    table.add_column("incident", no_wrap=True)
-    for column in ("kind", "object", "state"):
-        table.add_column(column)
+    console.print(f"[bold]{plan.manifest.name}[/]: {len(plan.items)} incidents", highlight=False)
     for item in plan.items:
         meta = item.chaos["metadata"]
-        state = "complete" if item.incident.id in found.complete else "to collect"
-        table.add_row(item.incident.id, item.chaos["kind"], meta["name"], state)
-    console.print(table)
+        done = item.incident.id in found.complete
+        console.print(
+            f"  {item.incident.id}\n    {item.chaos['kind']}/{meta['name']}"
+            f"  [dim]{'complete, skipped' if done else 'to collect'}[/]",
+            highlight=False,
+        )
     pending = sum(i.incident.id not in found.complete for i in plan.items)
     console.print(
         f"dry run: would collect {pending} incidents into {run_dir} "
