@@ -121,9 +121,11 @@ class IncidentRun:
         except ClusterError as failure:
             error = describe(failure)
         finally:
-            if self.c.guard.is_armed(self.ref):
-                self._cleanup()
-            self.journal.close()
+            try:
+                if self.c.guard.is_armed(self.ref):
+                    self._cleanup()
+            finally:  # a signal or an adapter bug in the cleanup must not leak the file
+                self.journal.close()
         return IncidentResult(
             incident_id=self.incident.id,
             status=status,

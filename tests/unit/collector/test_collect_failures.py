@@ -17,7 +17,8 @@ import pytest
 from collector_helpers import TransientCounter, write_campaign
 
 from r2act.collector import collect, layout, open_target, plan_collection, store
-from r2act.errors import DataError
+from r2act.collector.journal import Journal
+from r2act.errors import DataError, PermanentClusterError
 
 
 def _journal(directory: Path) -> list[dict[str, Any]]:
@@ -147,3 +148,41 @@ def test_read_only_run_dir_gives_one_line_exit_2_and_corrupts_nothing(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and str(run_dir) in lines[0], done.stderr
     assert _digest(run_dir) == before
+
+
+def test_an_unexpected_error_in_cleanup_closes_the_journal_and_the_guard_removes_the_fault(
+    tiny_campaign: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plan = plan_collection(tiny_campaign)
+    run_dir = tmp_path / "run"
+    closed: list[Path] = []
+    real_close = Journal.close
+
+    def close(self: Journal) -> None:
+        closed.append(self._path)
+        real_close(self)
+
+    class Broken:
+        """A cluster whose pod listing fails permanently and whose first removal crashes."""
+
+        def __init__(self, inner: Any) -> None:
+            self._inner, self.removals = inner, 0
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._inner, name)
+
+        def pod_names(self) -> set[str]:  # read only while confirming the injection
+            raise PermanentClusterError("pods unreadable")
+
+        def remove(self, ref: Any, timeout_s: float = 60.0) -> None:
+            self.removals += 1
+            if self.removals == 1:
+                raise RuntimeError("adapter bug")
+            self._inner.remove(ref, timeout_s)
+
+    monkeypatch.setattr(Journal, "close", close)
+    with pytest.raises(RuntimeError, match="adapter bug"):
+        collect(plan, run_dir, cluster_factory=lambda m, d: Broken(open_target(m, d)))
+    first = run_dir / "raw" / plan.items[0].incident.id
+    assert closed == [first / layout.JOURNAL]
+    assert open_target(plan.manifest, run_dir).leftovers() == []

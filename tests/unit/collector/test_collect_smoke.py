@@ -5,12 +5,14 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 from collector_helpers import write_campaign
 from typer.testing import CliRunner
 
+from r2act import __version__
 from r2act.cli import _register_commands, app
 from r2act.collector import collect, layout, open_target, plan_collection
 from r2act.errors import DataError
@@ -34,9 +36,12 @@ _register_commands()
 runner = CliRunner()
 
 
+def _records(incident_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (incident_dir / layout.JOURNAL).read_text().splitlines()]
+
+
 def _steps(incident_dir: Path) -> list[str]:
-    records = [json.loads(x) for x in (incident_dir / layout.JOURNAL).read_text().splitlines()]
-    return [r["step"] for r in records if r["status"] != "retry"]
+    return [r["step"] for r in _records(incident_dir) if r["status"] != "retry"]
 
 
 def test_smoke_campaign_yields_a_complete_raw_directory_per_incident(tmp_path: Path) -> None:
@@ -49,13 +54,21 @@ def test_smoke_campaign_yields_a_complete_raw_directory_per_incident(tmp_path: P
         assert layout.is_complete(directory)
         assert _steps(directory) == STEPS
         incident = json.loads((directory / layout.INCIDENT_JSON).read_text())
-        assert incident["incident"]["id"] == item.incident.id
+        assert incident["incident"] == item.incident.model_dump(mode="json")
+        assert incident["incident"]["fault"]["parameters"]  # the resolved parameters
         assert incident["chaos"] == item.chaos
+        assert incident["tool_version"] == __version__
         assert incident["manifest_sha256"] == plan.manifest_sha256
         assert incident["target"]["kind"] == "sim" and incident["target"]["fingerprint"]
+        assert incident["target"]["namespace"] == plan.manifest.namespace
         stamps = incident["timestamps"]
-        assert stamps["pre_start"] < stamps["injected_at"] < stamps["removed_at"]
-        assert stamps["removed_at"] <= stamps["post_end"]
+        assert None not in stamps.values(), stamps
+        assert stamps["pre_start"] < stamps["injected_at"] <= stamps["effect_confirmed_at"]
+        assert stamps["effect_confirmed_at"] < stamps["removed_at"] <= stamps["recovered_at"]
+        assert stamps["recovered_at"] <= stamps["post_end"]
+        for record in _records(directory):
+            assert {"step", "start", "end", "status", "error"} <= set(record)
+            assert record["start"] <= record["end"]
         windows = incident["windows"]
         assert windows["pre"][1] <= windows["during"][0] < windows["during"][1]
         assert windows["during"][1] <= windows["post"][0]
@@ -141,3 +154,24 @@ def test_only_collects_the_named_incidents_and_rejects_unknown_ids(
     assert [p.name for p in (run_dir / "raw").iterdir()] == [wanted]
     bad = runner.invoke(app, ["collect", str(tiny_campaign), "--only", "nope_x_y_severe_r01"])
     assert isinstance(bad.exception, DataError) and bad.exception.exit_code == 2
+
+
+def _summary_row(output: str) -> list[int]:
+    header = next(i for i, line in enumerate(output.splitlines()) if "planned" in line)
+    numbers = output.splitlines()[header + 2].split()
+    return [int(n) for n in numbers]
+
+
+def test_the_final_summary_counts_completed_failed_skipped_and_remaining(tmp_path: Path) -> None:
+    doomed = plan_collection(write_campaign(tmp_path, "probe")).items[1].incident.id
+    campaign = write_campaign(tmp_path, "tiny", glitches={"fail_incidents": [doomed]})
+    run_dir = tmp_path / "run"
+    args = ["collect", str(campaign), "--out", str(run_dir), "--quiet"]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    # planned, completed, failed, skipped (complete), remaining
+    assert _summary_row(first.output) == [2, 1, 1, 0, 1]
+    assert f"failed {doomed}: PermanentClusterError" in first.output
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert _summary_row(again.output) == [2, 0, 1, 1, 1]

@@ -31,6 +31,8 @@ def test_injection_selects_existing_pods_and_reports_injected(make_cluster: Make
     assert status.desired_phase == "Run"
     (record,) = status.records
     assert record.id.startswith("default/cartservice-") and record.id.endswith("/server")
+    assert record.phase == "Injected" and record.injected_count == 1
+    assert [(e.type, e.operation) for e in record.events] == [("Succeeded", "Apply")]
 
 
 def test_pods_created_after_injection_are_not_injected(make_cluster: MakeCluster) -> None:
@@ -80,6 +82,9 @@ def test_duration_expiry_stops_the_experiment_but_keeps_the_object(
     status = cluster.chaos_status(ref)
     assert status.exists and status.desired_phase == "Stop"
     assert status.conditions["AllRecovered"] and status.recovered()
+    for record in status.records:
+        assert record.phase == "Not Injected" and record.recovered_count == 1
+        assert [e.operation for e in record.events] == ["Apply", "Recover"]
     assert cluster.health().healthy
 
 

@@ -24,6 +24,7 @@ from r2act.schema import (
     RollbackConfig,
     RollbackDeployment,
     ScaleOut,
+    TimeWindow,
 )
 from r2act.systems import ONLINE_BOUTIQUE
 
@@ -233,3 +234,17 @@ def test_a_rollout_clears_faults_on_its_old_pods_whatever_the_label_says(
     plan = PLAN_ADAPTER.validate_python({"operation": "restart_service", "target": target})
     assert recovers(cluster, plan) is not None
     assert len(cluster.leftovers()) == 1
+
+
+def test_scale_out_emits_the_controller_and_kubelet_events_of_new_pods(tmp_path: Path) -> None:
+    cluster = SimulatedCluster(tmp_path)
+    start = cluster.clock.now()
+    cluster.apply_plan(ScaleOut(operation="scale_out", target="cartservice", replicas=2))
+    cluster.clock.sleep(60)
+    events = cluster.events(TimeWindow(start, cluster.clock.now()))
+    scaling = [e for e in events if e.reason == "ScalingReplicaSet"]
+    assert [(e.object_kind, e.object_name) for e in scaling] == [("Deployment", "cartservice")]
+    assert "from 1 to 2" in scaling[0].message
+    new_pod = [e for e in events if e.object_kind == "Pod"]
+    assert [e.reason for e in new_pod] == ["Scheduled", "Pulled", "Created", "Started"]
+    assert all(e.object_name.startswith("cartservice-") for e in new_pod)

@@ -135,6 +135,10 @@ def test_memory_stress_beyond_the_limit_oom_kills_and_callers_fail(
     ]
     assert oom and oom[0].labels["pod"].startswith("cartservice-")
     assert {"OOMKilling", "BackOff"} <= set(_pod_events(run, "cartservice"))
+    containers = [
+        c for pod in run.cluster.state().pods if pod.app == "cartservice" for c in pod.containers
+    ]
+    assert any(c.last_terminated_reason == "OOMKilled" for c in containers)
     restarts = _metric(run, "kube_pod_container_status_restarts_total", run.during, "cartservice")
     assert restarts[-1] >= 3
     assert _errors(run.lines(run.during))["frontend"] > 10
