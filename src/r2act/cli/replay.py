@@ -6,12 +6,14 @@ its incident's action space is refused before anything touches the cluster.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from r2act.cli.app import app, console, console_err
 
@@ -28,11 +30,12 @@ _DATASET = typer.Option(
     None, "--dataset", help="Dataset directory (default: newest ./r2act-runs/*/dataset)."
 )
 _TARGET = typer.Option(
-    "sim",
+    None,
     "--target",
-    help="'sim' (the simulated cluster, the default for a simulated dataset) or a campaign "
-    "manifest whose target (e.g. a kind cluster) receives the faults; it passes the same "
-    "safety checks as collection.",
+    help="'sim' (the simulated cluster) or a campaign manifest whose target (e.g. a kind "
+    "cluster) receives the faults; it passes the same safety checks as collection. Default: "
+    "the dataset's recorded target (a simulated dataset replays on the simulator; a "
+    "Kubernetes dataset needs its manifest here).",
 )
 _WINDOW = typer.Option(75.0, "--window", min=1, help="Seconds a plan gets to restore health.")
 _INTERVAL = typer.Option(5.0, "--probe-interval", min=0.1, help="Seconds between health probes.")
@@ -53,11 +56,19 @@ def _dataset_dir(given: Path | None) -> Path:
     return run_dir / "dataset"
 
 
-def _cluster(target: str, out: Path, records: list[BenchmarkRecord]) -> Cluster:
+def _cluster(target: str | None, out: Path, records: list[BenchmarkRecord]) -> Cluster:
     from r2act.campaigns import SimTarget, load_manifest
     from r2act.cluster.connect import connect
     from r2act.collector import open_target
+    from r2act.errors import DataError
 
+    if target is None:
+        if any(r.metadata.target_kind != "sim" for r in records):
+            raise DataError(
+                "the dataset was collected on Kubernetes; replay needs its target: pass "
+                "--target CAMPAIGN.yaml (or --target sim to use the simulator instead)"
+            )
+        target = "sim"
     if target == "sim":
         seeds = sorted({r.metadata.campaign for r in records})
         name = f"replay-{seeds[0]}" if seeds else "replay"
@@ -99,7 +110,7 @@ def _agreement(report: ReplayReport) -> Table:
 def replay(  # noqa: PLR0917 - typer maps parameters to options
     predictions: Path = _PREDICTIONS,
     dataset: Path | None = _DATASET,
-    target: str = _TARGET,
+    target: str | None = _TARGET,
     window: float = _WINDOW,
     probe_interval: float = _INTERVAL,
     consecutive: int = _CONSECUTIVE,
@@ -125,6 +136,7 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     from r2act import datasets
     from r2act.evaluation.predictions import read_predictions
     from r2act.replay import ReplaySettings, run_replay, summarize, to_markdown
+    from r2act.replay.report import ttr_text
     from r2act.replay.run import write_report_files
 
     directory = _dataset_dir(dataset)
@@ -135,6 +147,13 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     settings = ReplaySettings(
         window_s=window, probe_interval_s=probe_interval, consecutive=consecutive
     )
+    unknown_only = [i for i in only if i not in by_id or i not in parsed.predictions]
+    if unknown_only:
+        console_err.print(
+            Text(f"--only: no dataset incident with a prediction for {', '.join(unknown_only)}"),
+            style="yellow",
+            highlight=False,
+        )
     if dry_run:
         _dry_run(by_id, parsed.predictions, only)
         return
@@ -164,6 +183,12 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     write_report_files(out_dir, report.model_dump_json(indent=1), to_markdown(report))
     console.print(_table(report))
     console.print(_agreement(report))
+    if report.ttr_values_s:
+        console.print(f"time to recover: {ttr_text(report)}", highlight=False)
+    if report.findings:
+        kinds = Counter(f.kind for f in report.findings)
+        listed = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items()))
+        console.print(f"label findings: {listed} (listed in report.md)", highlight=False)
     if run.resumed:
         console.print(f"resumed: {run.resumed} outcomes were already in {out_dir}/replay.jsonl")
     if run.unknown_ids:

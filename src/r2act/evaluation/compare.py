@@ -8,9 +8,11 @@ section 3.4 of the audit paper, for methods A and B and stratum s with n_s incid
   CI is a percentile bootstrap over the stratum's incidents (pairs are resampled together).
 - The pooled difference Δ̄ is the unweighted mean of the Δ_s over the k strata, so each
   stratum counts once; its CI comes from the replicate-wise mean of the strata replicates.
-- A stratum is *won* when its CI lies entirely on A's better side of 0 (above 0, or below 0
-  for lower-is-better metrics such as No-op), *lost* when entirely on the other side, and
-  *tied* when the CI contains 0. The *worst* stratum is the one with the worst Δ_s for A.
+- A stratum is *won* when Δ_s is on A's better side of 0 (above 0, or below 0 for
+  lower-is-better metrics such as No-op), *lost* when on the other side and *tied* when
+  Δ_s = 0 — the point-estimate counts of the audit's section 7.1 ("3/0/1 of 4", where the
+  one loss is then qualified by its CI). Whether a stratum's CI excludes 0 is reported
+  alongside (``ci_excludes_zero``). The *worst* stratum is the one with the worst Δ_s for A.
 - margin = |Δ̄|; spread = sample standard deviation of the Δ_s (None when k < 2).
 
 Each metric also gets the one-line summary of the audit's section 7.1. VC and EC are not
@@ -58,7 +60,8 @@ class StratumDifference(_Model):
 
     stratum: str = Field(description="Stratum value, e.g. 'dns_fault' or 'cartservice'.")
     delta: Estimate = Field(description="Mean paired difference A − B with its 95% CI.")
-    outcome: Outcome = Field(description="won / tied / lost for A (tied: the CI contains 0).")
+    outcome: Outcome = Field(description="won / tied / lost for A by the sign of Δ_s.")
+    ci_excludes_zero: bool = Field(description="The 95% CI lies entirely on one side of 0.")
 
 
 class MetricComparison(_Model):
@@ -173,7 +176,8 @@ class _Strata:
                     ci_high=float(self.highs[s, j]),
                     n=self.sizes[s],
                 ),
-                outcome=_outcome(float(self.lows[s, j]), float(self.highs[s, j]), metric),
+                outcome=_outcome(float(self.points[s, j]), metric),
+                ci_excludes_zero=bool(self.lows[s, j] > 0 or self.highs[s, j] < 0),
             )
             for s, name in enumerate(self.names)
         ]
@@ -181,7 +185,10 @@ class _Strata:
     def pooled(self, j: int) -> Estimate:
         low, high = percentile_interval(self.pooled_replicates[:, j]) or (None, None)
         return Estimate(
-            value=float(self.points[:, j].mean()), ci_low=low, ci_high=high, n=sum(self.sizes)
+            value=round(float(self.points[:, j].mean()), 12) + 0.0,
+            ci_low=low,
+            ci_high=high,
+            n=sum(self.sizes),
         )
 
 
@@ -194,7 +201,8 @@ def _paired_strata(
         counts = resample_counts(len(rows), replicates, generator(seed, f"{by}:{value}"))
         stratum_reps = replicate_means(counts, diff[rows])
         low, high = percentile_intervals(stratum_reps)
-        points.append(diff[rows].mean(axis=0))
+        # Rounded so that equal sums give exactly 0 (a tie), never a float-noise sign.
+        points.append(np.round(diff[rows].mean(axis=0), 12) + 0.0)
         lows.append(low)
         highs.append(high)
         reps.append(stratum_reps)
@@ -208,11 +216,11 @@ def _paired_strata(
     )
 
 
-def _outcome(low: float, high: float, metric: MetricDef) -> Outcome:
-    better_low, better_high = (low, high) if metric.higher_is_better else (-high, -low)
-    if better_low > 0:
+def _outcome(delta: float, metric: MetricDef) -> Outcome:
+    better = delta if metric.higher_is_better else -delta
+    if better > 0:
         return "won"
-    if better_high < 0:
+    if better < 0:
         return "lost"
     return "tied"
 
@@ -270,9 +278,11 @@ def comparison_markdown(comparison: Comparison) -> str:
     for m in comparison.metrics:
         spread = "—" if m.spread is None else f"{m.spread:.3f}"
         out += ["", f"## {m.label}: margin {m.margin:.3f}, spread {spread}", ""]
-        out += ["| Stratum | n | Δ [95% CI] | Outcome |", "|---|---|---|---|"]
+        out += ["| Stratum | n | Δ [95% CI] | Outcome | CI excludes 0 |", "|---|---|---|---|---|"]
         out += [
-            f"| {s.stratum} | {s.delta.n} | {signed(s.delta)} | {s.outcome} |" for s in m.strata
+            f"| {s.stratum} | {s.delta.n} | {signed(s.delta)} | {s.outcome} | "
+            f"{'yes' if s.ci_excludes_zero else 'no'} |"
+            for s in m.strata
         ]
     out += [f"- **{w.code}**: {w.message}" for w in comparison.warnings]
     return "\n".join(out) + "\n"

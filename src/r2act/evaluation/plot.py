@@ -29,13 +29,13 @@ def scatter(report: EvaluationReport, path: Path) -> Path:
                 continue
             xerr = _err(x.value, x.ci_low, x.ci_high)
             yerr = _err(y.value, y.ci_low, y.ci_high)
-            axes.errorbar(x.value, y.value, xerr=xerr, yerr=yerr, fmt="o", capsize=3)
             label = safe_text(method.name, 40).replace("$", r"\$")  # no mathtext from input
-            axes.annotate(
-                label, (x.value, y.value), textcoords="offset points", xytext=(5, 5), fontsize=8
-            )
-        axes.set_xlim(0, 1.02)
-        axes.set_ylim(0, 1.02)
+            # A legend, not text next to the points: floor methods crowd the origin and
+            # their annotations overlapped into one unreadable blot.
+            axes.errorbar(x.value, y.value, xerr=xerr, yerr=yerr, fmt="o", capsize=3, label=label)
+        axes.legend(loc="upper left", fontsize=8, title="method (95% CI bars)", title_fontsize=8)
+        axes.set_xlim(-0.03, 1.05)  # room for points at 0 and 1 and their caps
+        axes.set_ylim(-0.03, 1.05)
         axes.set_xlabel("RCA-Service accuracy")
         axes.set_ylabel("Recovery Validity")
         axes.set_title(f"Diagnosis vs recovery validity ({report.incidents} incidents)")

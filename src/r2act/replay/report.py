@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import median
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from r2act.replay.outcomes import ReplayOutcome
 
@@ -32,14 +32,19 @@ class FaultTypeRow(BaseModel):
         default=0, description="Not judged: the fault left the system healthy (not in planned)."
     )
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def gated_rate(self) -> float:
-        """Validity-gated recovered over planned."""
+        """Validity-gated recovered over planned (0 when nothing was planned)."""
         return self.gated_recovered / self.planned if self.planned else 0.0
 
 
 class Agreement(BaseModel):
-    """Offline validity against live recovery, counted over executed or refused predictions."""
+    """Offline validity against live recovery, counted over executed plans only.
+
+    A refused plan never ran, so live recovery says nothing about it: counting it as
+    "invalid and not recovered" would inflate the agreement with cases nobody tested.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -48,6 +53,7 @@ class Agreement(BaseModel):
     invalid_recovered: int = Field(description="Offline-invalid but recovered: too strict?")
     invalid_not_recovered: int = Field(description="Offline-invalid, not recovered: agreement.")
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def agreement_rate(self) -> float:
         """Share of predictions where offline validity and live recovery agree."""
@@ -90,6 +96,21 @@ class ReplayReport(BaseModel):
     ttr_median_s: float | None = Field(description="Median time to recover of recovered cases.")
     ttr_max_s: float | None = Field(description="Longest time to recover.")
     ttr_values_s: list[float] = Field(description="Every time to recover, ascending.")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def ttr_quantiles_s(self) -> dict[str, float]:
+        """Time-to-recover distribution: min, p25, median, p75, p90, max (empty: none)."""
+        return ttr_quantiles(self.ttr_values_s)
+
+
+def ttr_quantiles(values: Sequence[float]) -> dict[str, float]:
+    """Nearest-rank quantiles of ascending ``values`` (no interpolation: observed times)."""
+    if not values:
+        return {}
+    points = {"min": 0.0, "p25": 0.25, "median": 0.5, "p75": 0.75, "p90": 0.9, "max": 1.0}
+    last = len(values) - 1
+    return {name: float(values[round(q * last)]) for name, q in points.items()}
 
 
 def _plan_text(outcome: ReplayOutcome) -> str:
@@ -142,13 +163,14 @@ def summarize(outcomes: Sequence[ReplayOutcome]) -> ReplayReport:
         for o in unjudged
     ]
     ttrs = sorted(o.time_to_recover_s for o in scored if o.time_to_recover_s is not None)
+    executed = [o for o in scored if o.status == "executed"]
     return ReplayReport(
         rows=rows,
         agreement=Agreement(
-            valid_recovered=sum(o.offline_valid and o.recovered for o in scored),
-            valid_not_recovered=sum(o.offline_valid and not o.recovered for o in scored),
-            invalid_recovered=sum(not o.offline_valid and o.recovered for o in scored),
-            invalid_not_recovered=sum(not o.offline_valid and not o.recovered for o in scored),
+            valid_recovered=sum(o.offline_valid and o.recovered for o in executed),
+            valid_not_recovered=sum(o.offline_valid and not o.recovered for o in executed),
+            invalid_recovered=sum(not o.offline_valid and o.recovered for o in executed),
+            invalid_not_recovered=sum(not o.offline_valid and not o.recovered for o in executed),
         ),
         findings=findings,
         refused=sum(o.status == "refused" for o in outcomes),
@@ -158,6 +180,12 @@ def summarize(outcomes: Sequence[ReplayOutcome]) -> ReplayReport:
         ttr_max_s=ttrs[-1] if ttrs else None,
         ttr_values_s=ttrs,
     )
+
+
+def ttr_text(report: ReplayReport) -> str:
+    """'n = 147 recovered; min 0.0 s, p25 5.0 s, median 10.0 s, ...'."""
+    parts = ", ".join(f"{k} {v:.1f} s" for k, v in report.ttr_quantiles_s.items())
+    return f"n = {len(report.ttr_values_s)} recovered; {parts}"
 
 
 def to_markdown(report: ReplayReport) -> str:
@@ -179,6 +207,8 @@ def to_markdown(report: ReplayReport) -> str:
         "",
         "## Offline validity vs live recovery",
         "",
+        "Executed plans only (refused plans never ran).",
+        "",
         "| | recovered | not recovered |",
         "|---|---:|---:|",
         f"| offline-valid | {a.valid_recovered} | {a.valid_not_recovered} |",
@@ -187,10 +217,8 @@ def to_markdown(report: ReplayReport) -> str:
         f"Agreement: {a.agreement_rate:.3f}. Refused: {report.refused}. "
         f"Not judged (fault without health effect): {report.no_effect}. Errors: {report.errors}.",
     ]
-    if report.ttr_median_s is not None:
-        lines.append(
-            f"Time to recover: median {report.ttr_median_s:.1f} s, max {report.ttr_max_s:.1f} s."
-        )
+    if report.ttr_values_s:
+        lines.append(f"Time to recover: {ttr_text(report)}.")
     lines += ["", "## Label findings", ""]
     if not report.findings:
         lines.append("None: offline validity and live recovery agree on every incident.")

@@ -16,7 +16,7 @@ from r2act.actions import is_valid
 from r2act.campaigns import render_chaos
 from r2act.cluster.base import Cluster
 from r2act.collector.guard import CleanupGuard
-from r2act.errors import ClusterError
+from r2act.errors import ClusterError, NotFoundError
 from r2act.replay.outcomes import ClusterCall, ReplayOutcome
 from r2act.schema import (
     BenchmarkRecord,
@@ -81,6 +81,10 @@ class _Calls:
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
         self.log: list[ClusterCall] = []
+
+    def note(self, name: str, ok: bool, detail: float | None = None) -> None:
+        """Record a probing step (a series of read calls) and its verdict."""
+        self.log.append(ClusterCall(ts=self.cluster.clock.now(), call=name, ok=ok, detail=detail))
 
     def run(self, name: str, action: Callable[[], T], detail: Callable[[T], object]) -> T:
         try:
@@ -203,8 +207,12 @@ def replay_one(
     offline_valid = is_valid(plan, record)
     base = _refused(record, request, "")
     calls = _Calls(cluster)
-    if not wait_healthy(cluster, settings.baseline_timeout_s, settings.probe_interval_s):
-        return base.model_copy(update={"status": "error", "reason": "unhealthy before injection"})
+    healthy = wait_healthy(cluster, settings.baseline_timeout_s, settings.probe_interval_s)
+    calls.note("preflight_healthy", healthy)
+    if not healthy:
+        return base.model_copy(
+            update={"status": "error", "reason": "unhealthy before injection", "calls": calls.log}
+        )
     topology = SYSTEMS[record.metadata.system]
     chaos = render_chaos(planned_incident(record, settings), cluster.namespace, topology)
     effect: PlanEffect | None = None
@@ -212,13 +220,15 @@ def replay_one(
     ttr: float | None = None
     error = ""
     no_effect = False
+    ref = _ref_of(chaos)
     if guard is not None:
-        guard.arm(_ref_of(chaos))
-    ref = calls.run("inject", lambda: cluster.inject(chaos), lambda r: r.name)
+        guard.arm(ref)
     try:
+        ref = calls.run("inject", lambda: cluster.inject(chaos), lambda r: r.name)
         confirmed = _confirm_effect(
             cluster, lambda: cluster.chaos_status(ref).injected(cluster.pod_names()), settings
         )
+        calls.note("confirm_effect", confirmed)
         if confirmed:
             effect = calls.run(
                 "apply_plan",
@@ -226,19 +236,38 @@ def replay_one(
                 lambda e: [c.model_dump(mode="json") for c in e.changes],
             )
             ttr = _health_window(cluster, settings)
+            calls.note("health_window", ttr is not None, ttr)
         else:
             no_effect = True
     except ClusterError as exc:
         error = f"cluster error: {exc}"
     finally:
         with guard.shielded() if guard is not None else nullcontext():
-            calls.run("remove", lambda: cluster.remove(ref), lambda _: ref.name)
-            if guard is not None:
+            # Each restore step runs even when the one before it failed: a fault that could
+            # not be removed must not leave the plan's replicas or limits behind as well.
+            cleanup_errors: list[str] = []
+            try:
+                calls.run("remove", lambda: cluster.remove(ref), lambda _: ref.name)
+                gone = True
+            except NotFoundError:
+                gone = True  # the injection failed before the object existed
+            except ClusterError as exc:
+                gone = False  # stays armed: the guard retries when the run ends
+                cleanup_errors.append(f"remove failed: {exc}")
+            if gone and guard is not None:
                 guard.disarm(ref)
             if effect is not None:
                 undone = effect
-                calls.run("undo", lambda: cluster.undo(undone), lambda _: len(undone.changes))
-            wait_healthy(cluster, settings.baseline_timeout_s, settings.probe_interval_s)
+                try:
+                    calls.run("undo", lambda: cluster.undo(undone), lambda _: len(undone.changes))
+                except ClusterError as exc:
+                    cleanup_errors.append(f"undo failed: {exc}")
+            if not cleanup_errors:
+                calls.note(
+                    "baseline_healthy",
+                    wait_healthy(cluster, settings.baseline_timeout_s, settings.probe_interval_s),
+                )
+            error = "; ".join(filter(None, [error, *cleanup_errors]))
         if guard is not None:
             guard.raise_if_interrupted()
     recovered = ttr is not None

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from replay_support import SpyCluster
 
 from r2act.cluster.sim import SimulatedCluster
+from r2act.errors import TransientClusterError
 from r2act.evaluation.predictions import read_predictions
-from r2act.replay import ReplayRequest, ReplaySettings, replay_one, run_replay, summarize
+from r2act.replay import (
+    ReplayRequest,
+    ReplaySettings,
+    replay_one,
+    run_replay,
+    summarize,
+    to_markdown,
+)
 from r2act.schema import BenchmarkRecord, NoAction, RestartService, ScaleOut
 
 SETTINGS = ReplaySettings()
@@ -175,3 +184,93 @@ def test_fault_without_health_effect_is_not_judged_and_plan_not_applied(
     assert report.no_effect == 1
     assert report.agreement.agreement_rate == 0.0
     assert [f.kind for f in report.findings] == ["no_health_effect"]
+
+
+class _FailingCluster(SpyCluster):
+    """A spy whose named calls raise a cluster error instead of running."""
+
+    def __init__(self, inner: SimulatedCluster, failing: set[str]) -> None:
+        super().__init__(inner)
+        self.failing = failing
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self.failing:
+
+            def fail(*_args: Any, **_kwargs: Any) -> Any:
+                self.calls.append(name)
+                raise TransientClusterError(f"{name} timed out")
+
+            return fail
+        return super().__getattr__(name)
+
+
+def _scale_out_record(records: list[BenchmarkRecord]) -> BenchmarkRecord:
+    return next(r for r in records if isinstance(r.gold_plan, ScaleOut))
+
+
+def test_plan_side_effects_are_undone_even_when_removing_the_fault_fails(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster
+) -> None:
+    record = _scale_out_record(smoke_records)
+    before = _snapshot(sim)
+    spy = _FailingCluster(sim, {"remove"})
+    outcome = replay_one(spy, record, ReplayRequest(plan=record.gold_plan), SETTINGS)  # type: ignore[arg-type]
+    assert "undo" in spy.calls
+    assert _snapshot(sim) == before
+    assert outcome.status == "error" and "remove failed" in outcome.reason
+    assert [(c.call, c.ok) for c in outcome.calls if c.call in {"remove", "undo"}] == [
+        ("remove", False),
+        ("undo", True),
+    ]
+
+
+def test_a_failed_injection_is_an_error_outcome_not_a_crash(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster
+) -> None:
+    record = _scale_out_record(smoke_records)
+    spy = _FailingCluster(sim, {"inject"})
+    outcome = replay_one(spy, record, ReplayRequest(plan=record.gold_plan), SETTINGS)  # type: ignore[arg-type]
+    assert outcome.status == "error" and "inject timed out" in outcome.reason
+    assert "apply_plan" not in spy.calls
+    assert sim.leftovers() == []
+
+
+def test_outcome_records_every_stage_and_its_result_in_order(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster
+) -> None:
+    record = _scale_out_record(smoke_records)
+    outcome = replay_one(sim, record, ReplayRequest(plan=record.gold_plan), SETTINGS)
+    assert [c.call for c in outcome.calls] == [
+        "preflight_healthy",
+        "inject",
+        "confirm_effect",
+        "apply_plan",
+        "health_window",
+        "remove",
+        "undo",
+        "baseline_healthy",
+    ]
+    assert all(c.ok for c in outcome.calls)
+
+
+def test_agreement_counts_only_executed_plans_and_report_json_carries_rates_and_ttr_spread(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster
+) -> None:
+    records = list(_by_type(smoke_records).values())[:3]
+    outcomes = [replay_one(sim, r, ReplayRequest(plan=r.gold_plan), SETTINGS) for r in records]
+    outside = ScaleOut(operation="scale_out", target=records[0].labels.service, replicas=99)
+    refused = replay_one(sim, records[0], ReplayRequest(plan=outside), SETTINGS)
+    assert refused.status == "refused"
+    report = summarize([*outcomes, refused])
+    a = report.agreement
+    # The refused plan never ran: it is planned (and not recovered) but not in the 2x2.
+    assert (a.valid_recovered, a.invalid_not_recovered, a.agreement_rate) == (3, 0, 1.0)
+    total = next(row for row in report.rows if row.fault_type == "all")
+    assert (total.planned, total.gated_recovered) == (4, 3)
+    data = json.loads(report.model_dump_json())
+    assert data["rows"][-1]["gated_rate"] == 0.75
+    assert data["agreement"]["agreement_rate"] == 1.0
+    ttrs = sorted(o.time_to_recover_s for o in outcomes if o.time_to_recover_s is not None)
+    assert data["ttr_quantiles_s"]["min"] == ttrs[0]
+    assert data["ttr_quantiles_s"]["max"] == ttrs[-1]
+    assert "n = 3 recovered" in to_markdown(report)
