@@ -57,7 +57,7 @@ def _dataset_dir(given: Path | None) -> Path:
 
 
 def _cluster(target: str | None, out: Path, records: list[BenchmarkRecord]) -> Cluster:
-    from r2act.campaigns import SimTarget, load_manifest
+    from r2act.campaigns import GlitchRates, SimTarget, load_manifest
     from r2act.cluster.connect import connect
     from r2act.collector import open_target
     from r2act.errors import DataError
@@ -70,18 +70,25 @@ def _cluster(target: str | None, out: Path, records: list[BenchmarkRecord]) -> C
             )
         target = "sim"
     if target == "sim":
-        seeds = sorted({r.metadata.campaign for r in records})
-        name = f"replay-{seeds[0]}" if seeds else "replay"
-        return connect(SimTarget(kind="sim", seed=0, name=name), namespace="default", workspace=out)
+        campaigns = sorted({r.metadata.campaign for r in records})
+        name = f"replay-{campaigns[0]}" if campaigns else "replay"
+        # Collection glitches (failed injections, scrape gaps, slow recovery) model what goes
+        # wrong while building a dataset; replay judges plans, so its cluster has none.
+        quiet = GlitchRates(injection_failure=0.0, metric_gap=0.0, slow_recovery=0.0)
+        sim = SimTarget(kind="sim", seed=0, name=name, glitches=quiet)
+        return connect(sim, namespace="default", workspace=out)
     manifest = load_manifest(Path(target))
     return open_target(manifest, out)
 
 
 def _table(report: ReplayReport) -> Table:
     table = Table(title="Replay: per fault type", box=box.SIMPLE_HEAD)
-    columns = ("fault type", "planned", "offline-valid", "recovered", "gated", "gated rate")
-    for column in (*columns, "no effect"):
-        table.add_column(column, justify="left" if column == "fault type" else "right")
+    columns = ("fault type", "planned", "valid", "recovered", "gated", "gated rate")
+    for column in (*columns, "no effect"):  # valid = offline-valid
+        if column == "fault type":
+            table.add_column(column, no_wrap=True, min_width=15)
+        else:
+            table.add_column(column, justify="right")
     for row in report.rows:
         table.add_row(
             row.fault_type,
