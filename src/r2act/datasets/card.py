@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Final
 
 import yaml
@@ -47,14 +48,18 @@ def _size_category(n: int) -> str:
     return "100K<n<1M"
 
 
-def front_matter(info: BuildInfo, comp: Composition) -> str:
-    """The YAML header: license, task categories, size, configs for the three views."""
+def _config_name(path: str) -> str:
+    return PurePosixPath(path).stem
 
-    def files(view: str) -> list[dict[str, str]]:
-        tables = [(layout.INCIDENTS, "incidents")]
-        for path in layout.VIEWS[view]:
-            tables.append((path, path.rsplit("/", 1)[-1].split(".")[0]))
-        return [{"split": split, "path": path} for path, split in tables]
+
+def front_matter(info: BuildInfo, comp: Composition) -> str:
+    """The YAML header: license, task categories, size, and one config per table.
+
+    A Hugging Face config must hold files of one format and one set of columns (the
+    ``datasets`` loader refuses mixed formats and casts every split to the first file's
+    schema), so each table is its own config; a view is the set of configs it loads.
+    """
+    tables = (layout.INCIDENTS, *layout.VIEWS["full"])
 
     header = {
         "license": LICENSE,
@@ -72,11 +77,11 @@ def front_matter(info: BuildInfo, comp: Composition) -> str:
         "size_categories": [_size_category(comp.incidents)],
         "configs": [
             {
-                "config_name": view,
-                "data_files": files(view),
-                **({"default": True} if view == "full" else {}),
+                "config_name": _config_name(path),
+                "data_files": [{"split": "test", "path": path}],
+                **({"default": True} if path == layout.INCIDENTS else {}),
             }
-            for view in layout.VIEWS
+            for path in tables
         ],
     }
     return "---\n" + yaml.safe_dump(header, sort_keys=False, width=1000) + "---\n"
@@ -192,9 +197,13 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
             ],
         ),
         "",
-        "Views: `logs` (logs only), `logs+events`, `full` (logs, events, metrics, state) are "
-        "subsets of the same files, as in the paper's modality ablation. Nothing under "
-        "`provenance/` may be shown to a method.",
+        "Views (the paper's modality ablation) are subsets of the same files: "
+        + "; ".join(
+            f"`{view}` = " + " + ".join(f"`{_config_name(p)}`" for p in (layout.INCIDENTS, *files))
+            for view, files in layout.VIEWS.items()
+        )
+        + " (Hugging Face config names, one per table). Nothing under `provenance/` may be "
+        "shown to a method.",
         "",
         "## How to load",
         "",
@@ -228,9 +237,10 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         "HTTPChaos); DNS faults break name resolution for the callers of a service.",
         "- Recovery labels follow one named policy (see each record's `policy`); other "
         "reasonable recoveries may be labelled invalid. Live replay can check them.",
-        "- In the Hugging Face configs each table is a split (`incidents`, `logs`, `events`, "
-        "`metrics`, `state`) because the tables have different columns; join them on "
-        "`incident_id` (`r2act.datasets.load` does this).",
+        "- The Hugging Face configs are one per table (`incidents`, `logs`, `events`, "
+        "`metrics`, `state`, each a single `test` split) because the tables differ in format "
+        "and columns; `load_dataset` loads one table at a time, so join them on "
+        "`incident_id` yourself (`r2act.datasets.load` does this for a whole view).",
         "- Incidents without an observable effect or a verified recovery are left out, which "
         "under-represents subtle faults (see audit_trail.jsonl).",
         "- Incident ids follow the `<system>_<service>_<fault>_<intensity>_rNN` convention and "

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from r2act.datasets import build_dataset, compose, load, make_folds, validate
 from r2act.datasets.card import embedded_composition
@@ -94,11 +95,32 @@ def test_folds_depend_on_the_seed_only(built: Path) -> None:
 def test_card_front_matter_and_composition(built: Path) -> None:
     card = (built / "README.md").read_text()
     assert card.startswith("---\nlicense: cc-by-4.0\n")
-    for view in ("config_name: logs\n", "config_name: logs+events\n", "config_name: full\n"):
-        assert view in card
     claimed = embedded_composition(card)
     assert claimed == compose(_records(built))
     assert f"| log records | {claimed.log_records.total:,} |" in card
+
+
+def test_every_hugging_face_config_is_loadable_one_format_one_schema_each(built: Path) -> None:
+    # `datasets` rejects a config whose files differ in format and casts all of its splits
+    # to the first file's schema, so a config mixing tables cannot load.
+    card = (built / "README.md").read_text()
+    header = yaml.safe_load(card.split("---\n")[1])
+    assert {"license", "task_categories", "size_categories", "configs"} <= header.keys()
+    configs = {c["config_name"]: [f["path"] for f in c["data_files"]] for c in header["configs"]}
+    assert [n for n, c in zip(configs, header["configs"], strict=True) if c.get("default")] == [
+        "incidents"
+    ]
+    for name, paths in configs.items():
+        assert all((built / path).is_file() for path in paths), name
+        assert len({Path(path).suffix for path in paths}) == 1, name
+        schemas = [pq.read_schema(built / p) for p in paths if p.endswith(".parquet")]
+        assert all(s.equals(schemas[0]) for s in schemas), name
+    listed = {path for paths in configs.values() for path in paths}
+    assert listed == {"incidents.jsonl", "state.jsonl"} | {
+        f"observations/{t}.parquet" for t in ("logs", "events", "metrics")
+    }
+    for view in ("`logs` = ", "`logs+events` = ", "`full` = "):
+        assert view in card
 
 
 def test_load_returns_only_the_views_modalities(built: Path) -> None:

@@ -166,3 +166,44 @@ def test_latency_is_measured_from_the_frontends_request_lines(
     payload = (json.dumps(record) + "\n").encode() * 3
     (root / "pre" / "logs.jsonl.gz").write_bytes(gzip.compress(payload))
     assert gather(root).phases["pre"].logs.latency_ms == 40.0  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("file", "code"),
+    [("state.json", "STATE_MISSING"), ("chaos_status.json", "CHAOS_STATUS_MISSING")],
+)
+def test_a_phase_without_kubernetes_state_or_chaos_status_is_failed(
+    file: str, code: str, tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    root = write_raw_incident(tmp_path, incidents[POD])
+    (root / "during" / file).unlink()
+    verdict, record = audit_incident(root)
+    assert verdict.group == Group.FAILED
+    assert code in verdict.reasons
+    assert record is None
+
+
+def test_an_incident_without_an_injection_time_is_failed_as_never_injected(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    root = write_raw_incident(tmp_path, incidents[POD])
+    document = json.loads((root / "incident.json").read_text())
+    document["timestamps"]["injected_at"] = None
+    (root / "incident.json").write_text(json.dumps(document))
+    verdict, _ = audit_incident(root)
+    assert verdict.group == Group.FAILED
+    assert "NEVER_INJECTED" in verdict.reasons
+
+
+def test_a_deployment_not_ready_before_injection_is_an_unhealthy_baseline_warning(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    root = write_raw_incident(tmp_path, incidents[POD])
+    state = json.loads((root / "pre" / "state.json").read_text())
+    state["deployments"][0]["ready_replicas"] = 0
+    state["deployments"][0]["available_replicas"] = 0
+    (root / "pre" / "state.json").write_text(json.dumps(state))
+    verdict, record = audit_incident(root)
+    assert verdict.group == Group.WARNING
+    assert "UNHEALTHY_BASELINE" in verdict.reasons
+    assert record is None

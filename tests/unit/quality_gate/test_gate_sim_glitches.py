@@ -1,0 +1,46 @@
+"""On a simulated run, each glitch the simulator injects shows up as its own audit reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from r2act.cli import _register_commands, app
+from r2act.quality_gate import Group, read_verdicts, run_audit
+
+QUIET = {"injection_failure": 0.0, "metric_gap": 0.0, "slow_recovery": 0.0}
+GLITCHES = {
+    "injection_failure": (Group.FAILED, "INJECTION_FAILED"),
+    "metric_gap": (Group.WARNING, "METRIC_GAPS"),
+    "slow_recovery": (Group.WARNING, "RECOVERY_NOT_VERIFIED"),
+}
+
+
+@pytest.mark.parametrize("glitch", sorted(GLITCHES))
+def test_a_simulated_glitch_lands_in_the_audit_trail_with_its_reason(
+    glitch: str, tmp_path: Path
+) -> None:
+    manifest = {
+        "name": "glitchy",
+        "system": "onlineboutique",
+        "target": {"kind": "sim", "seed": 3, "glitches": {**QUIET, glitch: 1.0}},
+        "services": ["cartservice"],
+        "faults": [{"type": "pod_failure", "intensities": ["severe"]}],
+        "repetitions": 1,
+        "phases": {"pre_s": 30, "during_s": 150, "post_s": 30, "recovery_timeout_s": 60},
+        "seed": 5,
+    }
+    path = tmp_path / "glitchy.yaml"
+    path.write_text(yaml.safe_dump(manifest, sort_keys=False))
+    run = tmp_path / "run"
+    _register_commands()
+    result = CliRunner().invoke(app, ["collect", str(path), "--out", str(run), "--quiet"])
+    assert result.exit_code == 0, result.output
+    run_audit(run, workers=1)
+    [verdict] = read_verdicts(run)
+    group, reason = GLITCHES[glitch]
+    assert verdict.group == group, verdict.problems
+    assert reason in verdict.reasons
