@@ -75,7 +75,8 @@ def _cluster(target: str | None, out: Path, records: list[BenchmarkRecord]) -> C
         # Collection glitches (failed injections, scrape gaps, slow recovery) model what goes
         # wrong while building a dataset; replay judges plans, so its cluster has none.
         quiet = GlitchRates(injection_failure=0.0, metric_gap=0.0, slow_recovery=0.0)
-        sim = SimTarget(kind="sim", seed=0, name=name, glitches=quiet)
+        seeds = sorted({s for r in records if (s := r.metadata.target_seed) is not None})
+        sim = SimTarget(kind="sim", seed=seeds[0] if seeds else 0, name=name, glitches=quiet)
         return connect(sim, namespace="default", workspace=out)
     manifest = load_manifest(Path(target))
     return open_target(manifest, out)

@@ -18,6 +18,7 @@ from typing import Any
 from r2act import __version__
 from r2act.campaigns import (
     Manifest,
+    SimTarget,
     load_manifest,
     manifest_sha256,
     plan_incidents,
@@ -229,6 +230,7 @@ def _provenance(plan: CollectionPlan, run_dir: Path, cluster: Cluster) -> Proven
         target_kind=manifest.target.kind,
         fingerprint=cluster.fingerprint,
         namespace=cluster.namespace,
+        target_seed=manifest.target.seed if isinstance(manifest.target, SimTarget) else None,
     )
 
 

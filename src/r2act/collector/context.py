@@ -58,6 +58,8 @@ class Provenance:
     target_kind: str
     fingerprint: str
     namespace: str
+    target_seed: int | None = None
+    """Seed of a simulated target (None on Kubernetes), so replay can rebuild the same cluster."""
 
 
 @dataclass(frozen=True)

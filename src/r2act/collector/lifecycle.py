@@ -309,6 +309,7 @@ class IncidentRun:
                 "kind": p.target_kind,
                 "fingerprint": p.fingerprint,
                 "namespace": p.namespace,
+                "seed": p.target_seed,
             },
             "campaign": p.campaign,
             "load": dict(p.load),

@@ -72,6 +72,7 @@ class TargetInfo(BaseModel):
     kind: Literal["sim", "kubernetes"] = Field(description="Cluster kind.")
     fingerprint: str = Field(description="Target fingerprint (sim name/seed or context/ns).")
     namespace: str = Field(description="Namespace the system ran in.")
+    seed: int | None = Field(default=None, description="Seed of a simulated target.")
 
 
 class Timestamps(BaseModel):

@@ -102,6 +102,7 @@ def build_record(ev: IncidentEvidence) -> tuple[BenchmarkRecord | None, list[Pro
                 system=incident.system,
                 repetition=incident.repetition,
                 target_kind=ann.target.kind,
+                target_seed=ann.target.seed,
                 seed=incident.seed,
                 tool_version=ann.tool_version,
                 manifest_sha256=ann.manifest_sha256,

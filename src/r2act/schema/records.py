@@ -84,6 +84,11 @@ class RecordMetadata(BaseModel):
     system: str = Field(description="System under test.")
     repetition: int = Field(description="Repetition within its service x fault cell.")
     target_kind: Literal["sim", "kubernetes"] = Field(description="Cluster kind it ran on.")
+    target_seed: int | None = Field(
+        default=None,
+        description="Seed of the simulated cluster it ran on (None on Kubernetes); replay "
+        "rebuilds a simulated cluster with it.",
+    )
     seed: int = Field(description="Per-incident seed.")
     tool_version: str = Field(description="r2act version that collected it.")
     manifest_sha256: str = Field(description="SHA-256 of the campaign manifest file.")

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from r2act.cli import _register_commands, app
 from r2act.quality_gate import Group, read_verdicts, run_audit
+from r2act.schema import BenchmarkRecord
 
 QUIET = {"injection_failure": 0.0, "metric_gap": 0.0, "slow_recovery": 0.0}
 GLITCHES = {
@@ -44,3 +45,26 @@ def test_a_simulated_glitch_lands_in_the_audit_trail_with_its_reason(
     group, reason = GLITCHES[glitch]
     assert verdict.group == group, verdict.problems
     assert reason in verdict.reasons
+
+
+def test_a_main_record_carries_the_seed_of_the_simulated_cluster_it_ran_on(
+    tmp_path: Path,
+) -> None:
+    manifest = {
+        "name": "seeded",
+        "system": "onlineboutique",
+        "target": {"kind": "sim", "seed": 77, "glitches": QUIET},
+        "services": ["cartservice"],
+        "faults": [{"type": "pod_failure", "intensities": ["severe"]}],
+        "phases": {"pre_s": 30, "during_s": 150, "post_s": 30, "recovery_timeout_s": 60},
+    }
+    path = tmp_path / "seeded.yaml"
+    path.write_text(yaml.safe_dump(manifest, sort_keys=False))
+    run = tmp_path / "run"
+    _register_commands()
+    result = CliRunner().invoke(app, ["collect", str(path), "--out", str(run), "--quiet"])
+    assert result.exit_code == 0, result.output
+    run_audit(run, workers=1)
+    [record_file] = (run / "audit" / "records").glob("*.json")
+    record = BenchmarkRecord.model_validate_json(record_file.read_bytes())
+    assert (record.metadata.target_kind, record.metadata.target_seed) == ("sim", 77)

@@ -90,3 +90,20 @@ def test_kubernetes_target_without_the_opt_in_label_is_refused_before_any_write(
     assert "r2act.io/chaos-allowed" in str(result.exception)
     assert api.calls == ["read_namespace"]  # the safety check, and nothing after it
     assert not out.exists()
+
+
+def test_a_simulated_dataset_replays_on_a_simulated_cluster_with_its_recorded_seed(
+    smoke_records: list[BenchmarkRecord], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = [
+        r.model_copy(update={"metadata": r.metadata.model_copy(update={"target_seed": 4242})})
+        for r in smoke_records[:1]
+    ]
+    monkeypatch.setattr(datasets, "load_records", lambda _d: list(records))
+    predictions = _predictions(tmp_path / "gold.jsonl", records)
+    out = tmp_path / "out"
+    result = _run(str(predictions), "--dataset", str(tmp_path), "--out", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    states = list(out.glob(".sim/*/state.json"))
+    assert len(states) == 1
+    assert json.loads(states[0].read_text())["seed"] == 4242
