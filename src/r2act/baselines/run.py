@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,9 +31,18 @@ class RunSummary:
 
 
 def run_baseline(
-    name: str, dataset: Path, out: Path, *, view: str = "full", seed: int = 0
+    name: str,
+    dataset: Path,
+    out: Path,
+    *,
+    view: str = "full",
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
 ) -> RunSummary:
-    """Predict every incident of ``dataset`` with baseline ``name`` into ``out``."""
+    """Predict every incident of ``dataset`` with baseline ``name`` into ``out``.
+
+    ``progress`` is called with each incident id as its prediction is written.
+    """
     baseline = get_baseline(name)
     started = time.perf_counter()
     reader = DatasetReader(dataset, view)
@@ -46,6 +56,8 @@ def run_baseline(
             for prediction in baseline.predict(RunContext(reader, seed, method)):
                 handle.write(prediction.model_dump_json() + "\n")
                 written.append(prediction.incident_id)
+                if progress is not None:
+                    progress(prediction.incident_id)
         if written != expected:
             raise R2actError(
                 f"baseline {name} wrote {len(written)} predictions for {len(expected)} "

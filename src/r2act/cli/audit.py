@@ -15,10 +15,13 @@ from r2act.cli.app import app, console
 
 _RUN = typer.Argument(None, help="Run directory (default: the newest ./r2act-runs/<campaign>/).")
 _WORKERS = typer.Option(None, "--workers", min=1, help="Worker processes (default: CPUs, max 4).")
+_QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
 
 
 @app.command()
-def audit(run_dir: Path | None = _RUN, workers: int | None = _WORKERS) -> None:
+def audit(
+    run_dir: Path | None = _RUN, workers: int | None = _WORKERS, quiet: bool = _QUIET
+) -> None:
     """Check every raw incident and group it: main, warning, failed or pilot.
 
     Writes [bold]RUN/audit/audit.jsonl[/] (one verdict per incident with every problem),
@@ -26,12 +29,16 @@ def audit(run_dir: Path | None = _RUN, workers: int | None = _WORKERS) -> None:
 
     Example: [bold]r2act audit r2act-runs/smoke[/]
     """
+    from r2act.cli._counting import counting
     from r2act.quality_gate import REPORT_MD, Group, resolve_run_dir, run_audit
+    from r2act.quality_gate.rawstore import list_incidents
 
     run, picked = resolve_run_dir(run_dir, needs="raw")
     if picked:
         console.print(f"auditing the most recent run: {run}", highlight=False)
-    result = run_audit(run, workers=workers)
+    total = len(list_incidents(run))
+    with counting(console, "audit", total, quiet=quiet) as advance:
+        result = run_audit(run, workers=workers, progress=lambda v: advance(v.incident_id))
     counts = ", ".join(f"{result.count(g)} {g.value}" for g in Group)
     console.print(f"{len(result.verdicts)} incidents: {counts}", highlight=False)
     reasons = Counter(code for v in result.verdicts for code in v.reasons)

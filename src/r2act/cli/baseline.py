@@ -26,6 +26,7 @@ _OUT = typer.Option(
 _VIEW = typer.Option("full", "--view", help=f"Observation view: {' | '.join(VIEW_NAMES)}.")
 _SEED = typer.Option(0, "--seed", help="Seed of randomised baselines.")
 _LIST = typer.Option(False, "--list", help="List the baselines and exit.")
+_QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
 
 
 def _latest_dataset() -> Path:
@@ -45,6 +46,7 @@ def baseline(  # noqa: PLR0917 - typer maps parameters to options
     view: str = _VIEW,
     seed: int = _SEED,
     list_: bool = _LIST,
+    quiet: bool = _QUIET,
 ) -> None:
     """Run a baseline and write one prediction per incident (JSON Lines).
 
@@ -52,6 +54,8 @@ def baseline(  # noqa: PLR0917 - typer maps parameters to options
     Example: [bold]r2act baseline rule --dataset r2act-runs/smoke/dataset[/]
     """
     from r2act.baselines import BASELINES, run_baseline
+    from r2act.cli._counting import counting
+    from r2act.datasets import load_records
 
     if list_ or name is None:
         for item in BASELINES.values():
@@ -65,7 +69,9 @@ def baseline(  # noqa: PLR0917 - typer maps parameters to options
     if not directory.is_dir():
         raise DataError(f"{directory}: dataset directory not found (pass --dataset DIR)")
     target = out if out is not None else directory.parent / "predictions" / f"{name}.jsonl"
-    summary = run_baseline(name, directory, target, view=view, seed=seed)
+    total = len(load_records(directory))
+    with counting(console, name, total, quiet=quiet) as advance:
+        summary = run_baseline(name, directory, target, view=view, seed=seed, progress=advance)
     console.print(
         f"{summary.predictions} predictions by {summary.name} ({view} view) in "
         f"{summary.seconds:.1f} s: {summary.out}  (score it: r2act evaluate {summary.out} "

@@ -23,21 +23,30 @@ _RUN = typer.Argument(None, help="Run directory (default: the newest ./r2act-run
 _OUT = typer.Option(None, "--out", help="Dataset directory (default: RUN/dataset).")
 _SEED = typer.Option(0, "--folds-seed", help="Seed of the stratified folds.")
 _DIR = typer.Argument(..., help="Dataset directory to check.")
+_QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
 
 
 @dataset_app.command()
-def build(run_dir: Path | None = _RUN, out: Path | None = _OUT, folds_seed: int = _SEED) -> None:
+def build(
+    run_dir: Path | None = _RUN,
+    out: Path | None = _OUT,
+    folds_seed: int = _SEED,
+    quiet: bool = _QUIET,
+) -> None:
     """Build the publishable dataset from [bold]RUN/audit[/] and the raw observations.
 
     Example: [bold]r2act audit && r2act dataset build --out dist/r2act-302[/]
     """
+    from r2act.cli._counting import counting
     from r2act.datasets import build_dataset
-    from r2act.quality_gate import resolve_run_dir
+    from r2act.quality_gate import Group, read_verdicts, resolve_run_dir
 
     run, picked = resolve_run_dir(run_dir, needs="audit")
     if picked:
         console.print(f"building from the most recent audited run: {run}", highlight=False)
-    result = build_dataset(run, out, folds_seed=folds_seed)
+    main = sum(v.group == Group.MAIN for v in read_verdicts(run))
+    with counting(console, "build", main, quiet=quiet) as advance:
+        result = build_dataset(run, out, folds_seed=folds_seed, progress=advance)
     comp = result.composition
     console.print(
         f"{comp.incidents} main incidents, {len(comp.cells)} cells, "
