@@ -23,8 +23,8 @@ from pathlib import Path
 from r2act.actions import map_rca
 from r2act.campaigns import load_manifest, plan_incidents
 from r2act.evaluation import compare, evaluate, parse_stream
-from r2act.quality_gate import record_for
-from r2act.schema import BenchmarkRecord, FaultType, ObservationRefs, RecordMetadata
+from r2act.quality_gate import planned_record
+from r2act.schema import BenchmarkRecord, FaultType
 from r2act.systems import ONLINE_BOUTIQUE
 
 BUDGET_S = 2.0
@@ -36,29 +36,7 @@ def build_records() -> list[BenchmarkRecord]:
     manifest = load_manifest(MANIFEST)
     records = []
     for incident in plan_incidents(manifest):
-        records.append(
-            record_for(
-                incident,
-                ONLINE_BOUTIQUE,
-                RecordMetadata(
-                    campaign=incident.campaign,
-                    system=incident.system,
-                    repetition=incident.repetition,
-                    target_kind="sim",
-                    seed=incident.seed,
-                    tool_version="bench",
-                    manifest_sha256="0" * 64,
-                    collected_at="2026-01-01T00:00:00Z",
-                ),
-                ObservationRefs(
-                    phases=["pre", "during", "post"],
-                    log_records=0,
-                    event_records=0,
-                    metric_samples=0,
-                    services_logging=[],
-                ),
-            )
-        )
+        records.append(planned_record(incident, ONLINE_BOUTIQUE, tool_version="bench"))
     return records
 
 

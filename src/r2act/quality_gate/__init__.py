@@ -21,7 +21,7 @@ from r2act.quality_gate.checks import CHECKS, effect_signals, run_checks
 from r2act.quality_gate.evidence import IncidentEvidence, PhaseEvidence, gather
 from r2act.quality_gate.problems import Group, Problem, Severity, Verdict, group_for
 from r2act.quality_gate.provenance import is_provenance_event, leak_terms
-from r2act.quality_gate.records import MECHANISM, build_record, record_for
+from r2act.quality_gate.records import MECHANISM, build_record, planned_record, record_for
 from r2act.quality_gate.runs import resolve_run_dir
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "group_for",
     "is_provenance_event",
     "leak_terms",
+    "planned_record",
     "read_verdicts",
     "record_for",
     "resolve_run_dir",

@@ -81,6 +81,33 @@ def record_for(
     )
 
 
+def planned_record(
+    incident: PlannedIncident, topology: Topology, *, tool_version: str
+) -> BenchmarkRecord:
+    """The record an incident would get before any collection: labels, no observations.
+
+    Later stages (evaluation, replay) need only labels and the action space, so benchmarks
+    and tests of those stages start from the plan instead of a collected run.
+    """
+    return record_for(
+        incident,
+        topology,
+        RecordMetadata(
+            campaign=incident.campaign,
+            system=incident.system,
+            repetition=incident.repetition,
+            target_kind="sim",
+            seed=incident.seed,
+            tool_version=tool_version,
+            manifest_sha256="0" * 64,
+            collected_at=rfc3339(0.0),
+        ),
+        ObservationRefs(
+            phases=[], log_records=0, event_records=0, metric_samples=0, services_logging=[]
+        ),
+    )
+
+
 def build_record(ev: IncidentEvidence) -> tuple[BenchmarkRecord | None, list[Problem]]:
     """The record of an incident, or None with a RECORD_INVALID problem saying why."""
     ann = ev.annotation

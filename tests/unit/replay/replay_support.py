@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from r2act.cluster.sim import SimulatedCluster
-from r2act.quality_gate import record_for
+from r2act.quality_gate import planned_record
 from r2act.schema import (
     BenchmarkRecord,
-    ObservationRefs,
     PlannedIncident,
-    RecordMetadata,
 )
 from r2act.systems import ONLINE_BOUTIQUE
 
@@ -51,24 +49,4 @@ class SpyCluster:
 
 def record_of(incident: PlannedIncident) -> BenchmarkRecord:
     """A benchmark record for a planned incident, labelled by the default policy."""
-    return record_for(
-        incident,
-        ONLINE_BOUTIQUE,
-        RecordMetadata(
-            campaign=incident.campaign,
-            system=incident.system,
-            repetition=incident.repetition,
-            target_kind="sim",
-            seed=incident.seed,
-            tool_version="test",
-            manifest_sha256="0" * 64,
-            collected_at="2026-01-01T00:00:00Z",
-        ),
-        ObservationRefs(
-            phases=["pre", "during", "post"],
-            log_records=1,
-            event_records=1,
-            metric_samples=1,
-            services_logging=["frontend"],
-        ),
-    )
+    return planned_record(incident, ONLINE_BOUTIQUE, tool_version="test")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replay_support import SpyCluster
+from replay_support import SpyCluster, record_of
 
 from r2act.cluster.sim import SimulatedCluster
 from r2act.errors import TransientClusterError
@@ -160,7 +160,6 @@ def test_report_counts_agreement_and_lists_disagreements(
 def test_fault_without_health_effect_is_not_judged_and_plan_not_applied(
     sim: SimulatedCluster,
 ) -> None:
-    from conftest import record_of
     from r2act.campaigns import Manifest, plan_incidents
 
     manifest = Manifest.model_validate(
