@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 LIMIT_S = 60.0
@@ -31,34 +32,24 @@ LIMIT_RSS = 1.5 * 2**30
 LIMIT_RATIO = 3.0
 
 
-def _parse_stdlib(run: Path) -> int:
-    import pyarrow.parquet as pq
-
+def _gzip_json_rows(path: Path) -> int:
     rows = 0
-    for incident in sorted((run / "raw").iterdir()):
-        if incident.name.startswith("."):
-            continue
-        json.loads((incident / "incident.json").read_bytes())
-        for phase in ("pre", "during", "post"):
-            root = incident / phase
-            if not root.is_dir():
-                continue
-            with gzip.open(root / "logs.jsonl.gz", "rb") as handle:
-                for line in handle:
-                    json.loads(line)
-                    rows += 1
-            for line in (root / "events.jsonl").read_bytes().splitlines():
-                json.loads(line)
-            pq.read_table(root / "metrics.parquet")
-            json.loads((root / "state.json").read_bytes())
-            json.loads((root / "chaos_status.json").read_bytes())
+    with gzip.open(path, "rb") as handle:
+        for line in handle:
+            json.loads(line)
+            rows += 1
     return rows
 
 
-def _parse_arrow(run: Path) -> int:
-    import pyarrow.parquet as pq
-
+def _arrow_rows(path: Path) -> int:
     from r2act.quality_gate.rawstore import read_logs
+
+    return int(read_logs(path).num_rows)
+
+
+def _parse(run: Path, log_rows: Callable[[Path], int]) -> int:
+    """Read every raw file of the run; logs through ``log_rows``, which returns their count."""
+    import pyarrow.parquet as pq
 
     rows = 0
     for incident in sorted((run / "raw").iterdir()):
@@ -69,7 +60,7 @@ def _parse_arrow(run: Path) -> int:
             root = incident / phase
             if not root.is_dir():
                 continue
-            rows += read_logs(root / "logs.jsonl.gz").num_rows
+            rows += log_rows(root / "logs.jsonl.gz")
             for line in (root / "events.jsonl").read_bytes().splitlines():
                 json.loads(line)
             pq.read_table(root / "metrics.parquet")
@@ -83,9 +74,9 @@ def _stage(name: str, run: Path, out: Path, workers: int | None) -> dict[str, fl
     start = time.perf_counter()
     detail: dict[str, float] = {}
     if name == "parse_stdlib":
-        detail["rows"] = _parse_stdlib(run)
+        detail["rows"] = _parse(run, _gzip_json_rows)
     elif name == "parse_arrow":
-        detail["rows"] = _parse_arrow(run)
+        detail["rows"] = _parse(run, _arrow_rows)
     elif name == "audit_build":
         from r2act.datasets import build_dataset
         from r2act.quality_gate import Group, run_audit
