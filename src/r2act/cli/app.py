@@ -18,8 +18,10 @@ class CliState:
 
 
 state = CliState()
-console = Console()
-console_err = Console(stderr=True)
+# soft_wrap: status and error lines stay one line whatever the terminal width, so they
+# can be grepped and the one-line error contract holds for long paths.
+console = Console(soft_wrap=True)
+console_err = Console(stderr=True, soft_wrap=True)
 
 app = typer.Typer(
     name="r2act",
