@@ -41,7 +41,9 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
 ) -> None:
     """Inject every planned incident and record its pre, during and post telemetry.
 
-    Resumable: rerunning skips complete incidents. Example:
+    Resumable: rerunning skips complete incidents and retries the others. Exit code 0 when
+    every incident is complete, 1 when some failed (each failure is in its journal),
+    2 on bad input, 128+N when stopped by signal N. Example:
     [bold]r2act collect campaigns/smoke.yaml[/]
     """
     from r2act.cli._progress import RichObserver
@@ -63,6 +65,8 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
     _print_summary(summary)
     if summary.interrupted_by is not None:
         raise typer.Exit(128 + summary.interrupted_by)
+    if summary.failed:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -136,8 +140,17 @@ def _print_summary(summary: CampaignSummary) -> None:
         str(summary.remaining),
     )
     console.print(table)
-    for result in [r for r in summary.results if r.status == "failed"][:20]:
+    failed = [r for r in summary.results if r.status == "failed"]
+    for result in failed[:20]:
         console.print(f"[red]failed[/] {result.incident_id}: {result.error}", highlight=False)
+    if len(failed) > 20:
+        console.print(f"... and {len(failed) - 20} more failed incidents", highlight=False)
+    if failed and summary.interrupted_by is None:
+        console.print(
+            f"{len(failed)} incidents failed; their steps are in {where}/raw/<id>/journal.jsonl. "
+            "Rerun the same command to retry them (complete incidents are kept).",
+            highlight=False,
+        )
     if summary.interrupted_by is not None:
         console.print(
             f"[yellow]interrupted[/]: {summary.remaining} incidents remain; "

@@ -162,16 +162,19 @@ def _summary_row(output: str) -> list[int]:
     return [int(n) for n in numbers]
 
 
-def test_the_final_summary_counts_completed_failed_skipped_and_remaining(tmp_path: Path) -> None:
+def test_the_final_summary_counts_failures_says_how_to_retry_and_exits_1(tmp_path: Path) -> None:
     doomed = plan_collection(write_campaign(tmp_path, "probe")).items[1].incident.id
     campaign = write_campaign(tmp_path, "tiny", glitches={"fail_incidents": [doomed]})
     run_dir = tmp_path / "run"
     args = ["collect", str(campaign), "--out", str(run_dir), "--quiet"]
     first = runner.invoke(app, args)
-    assert first.exit_code == 0, first.output
+    assert first.exit_code == 1, first.output
     # planned, completed, failed, skipped (complete), remaining
     assert _summary_row(first.output) == [2, 1, 1, 0, 1]
     assert f"failed {doomed}: PermanentClusterError" in first.output
-    again = runner.invoke(app, args)
-    assert again.exit_code == 0, again.output
+    assert "1 incidents failed" in first.output
+    assert "Rerun the same command to retry them" in first.output
+    again = runner.invoke(app, args)  # the complete one is skipped, the doomed one retried
+    assert again.exit_code == 1, again.output
     assert _summary_row(again.output) == [2, 0, 1, 1, 1]
+
