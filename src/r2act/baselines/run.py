@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from r2act.baselines.base import RunContext
 from r2act.baselines.reader import DatasetReader
 from r2act.baselines.registry import get_baseline
-from r2act.errors import R2actError
+from r2act.errors import DataError, R2actError
 
 
 @dataclass(frozen=True)
@@ -48,11 +49,15 @@ def run_baseline(
     reader = DatasetReader(dataset, view)
     method = name if view == "full" else f"{name}[{view}]"
     expected = [r.incident_id for r in reader.records]
-    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.is_dir():
+        raise DataError(f"{out}: is a directory (pass a .jsonl file as --out)")
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     written: list[str] = []
     try:
-        with tmp.open("w", encoding="utf-8", newline="\n") as handle:
+        with _writing(out):
+            out.parent.mkdir(parents=True, exist_ok=True)
+            handle = tmp.open("w", encoding="utf-8", newline="\n")
+        with handle:
             for prediction in baseline.predict(RunContext(reader, seed, method)):
                 handle.write(prediction.model_dump_json() + "\n")
                 written.append(prediction.incident_id)
@@ -63,7 +68,20 @@ def run_baseline(
                 f"baseline {name} wrote {len(written)} predictions for {len(expected)} "
                 "incidents (or out of order); this is a bug in the baseline"
             )
-        os.replace(tmp, out)
+        with _writing(out):
+            os.replace(tmp, out)
     finally:
-        tmp.unlink(missing_ok=True)
+        with suppress(OSError):  # also when its directory could not be made
+            tmp.unlink(missing_ok=True)
     return RunSummary(name, out, len(written), time.perf_counter() - started)
+
+
+@contextmanager
+def _writing(out: Path) -> Iterator[None]:
+    """Turn an OSError while creating ``out`` into one DataError line naming it."""
+    try:
+        yield
+    except OSError as error:
+        raise DataError(
+            f"{out}: cannot write the predictions ({error.strerror or error}); choose another --out"
+        ) from None

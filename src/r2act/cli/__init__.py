@@ -8,9 +8,12 @@ code (2 for bad input or refused targets). Tracebacks appear only with ``--debug
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 import signal
 import sys
+
+import typer
 
 from r2act.cli.app import app, console_err, state
 from r2act.errors import R2actError
@@ -20,6 +23,32 @@ def _register_commands() -> None:
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if info.name not in {"app", "output"} and not info.name.startswith("_"):
             importlib.import_module(f"{__name__}.{info.name}")
+    _unwrap_help(app)
+
+
+def _unwrap_help(typer_app: typer.Typer) -> None:
+    """Join the hard-wrapped lines of every help paragraph.
+
+    Rich help keeps a docstring's single newlines, so a paragraph wrapped at the source's
+    100 columns came out ragged ("... Exit\n code 0 when\n every ..."); rich re-wraps the
+    joined text to the terminal instead.
+    """
+    for command in typer_app.registered_commands:
+        command.help = _unwrap(command.help or inspect.getdoc(command.callback) or "")
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            info = group.typer_instance.info
+            if isinstance(info.help, str):
+                info.help = _unwrap(info.help)
+            _unwrap_help(group.typer_instance)
+
+
+def _unwrap(text: str) -> str:
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(
+        p if p.startswith("\b") else " ".join(line.strip() for line in p.splitlines())
+        for p in paragraphs
+    )
 
 
 def main() -> None:
@@ -33,9 +62,29 @@ def main() -> None:
         console_err.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the exit
-        console_err.print("[yellow]interrupted[/]")
-        sys.exit(130)
+        _interrupted()
+    except SystemExit as exit_:
+        # typer turns a Ctrl-C inside a command into a silent exit 130: say what happened
+        if _caused_by_ctrl_c(exit_):
+            _interrupted()
+        raise
+
+
+def _interrupted() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the exit
+    console_err.print("[yellow]interrupted[/] (rerun the same command to start over or resume)")
+    sys.exit(130)
+
+
+def _caused_by_ctrl_c(error: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 __all__ = ["app", "main"]

@@ -39,7 +39,7 @@ def counting(
         ),
         console=console,
         transient=True,
-        disable=quiet,
+        disable=quiet or not console.is_terminal,  # a pipe or CI log gets no bar
     ) as progress:
         task = progress.add_task("", total=total)
 

@@ -35,6 +35,7 @@ class RichObserver:
             TimeRemainingColumn(),
             console=console,
             transient=False,
+            disable=not console.is_terminal,  # a pipe or CI log gets the notes, not the bar
         )
         self._task = self._progress.add_task("collect", total=None, incident="", step="", failed=0)
         self._failed = 0

@@ -6,15 +6,15 @@ print where the file went and how to score it. ``--list`` prints the registered 
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import typer
 
 from r2act.cli._choices import BASELINE_NAMES, VIEW_NAMES
-from r2act.cli.app import app, console, console_err
+from r2act.cli._datasets import dataset_dir
+from r2act.cli.app import app, console
 from r2act.errors import DataError
-
-RUNS_DIR = Path("r2act-runs")
 
 _NAME = typer.Argument(None, help=f"Baseline to run: {', '.join(BASELINE_NAMES)}.")
 _DATASET = typer.Option(
@@ -27,15 +27,6 @@ _VIEW = typer.Option("full", "--view", help=f"Observation view: {' | '.join(VIEW
 _SEED = typer.Option(0, "--seed", help="Seed of randomised baselines.")
 _LIST = typer.Option(False, "--list", help="List the baselines and exit.")
 _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
-
-
-def _latest_dataset() -> Path:
-    found = [p for p in RUNS_DIR.glob("*/dataset") if p.is_dir()]
-    if not found:
-        raise DataError(f"{RUNS_DIR}/*/dataset: no dataset found (pass --dataset DIR)")
-    latest = max(found, key=lambda p: p.stat().st_mtime)
-    console_err.print(f"using dataset {latest}", highlight=False)
-    return latest
 
 
 @app.command()
@@ -51,11 +42,13 @@ def baseline(  # noqa: PLR0917 - typer maps parameters to options
     """Run a baseline and write one prediction per incident (JSON Lines).
 
     RCA-only baselines go through the fixed RCA-to-action mapper, as in the paper.
+
     Example: [bold]r2act baseline rule --dataset r2act-runs/smoke/dataset[/]
     """
     from r2act.baselines import BASELINES, run_baseline
+    from r2act.baselines.registry import get_baseline
     from r2act.cli._counting import counting
-    from r2act.datasets import load_records
+    from r2act.datasets import VIEWS, load_records
 
     if list_ or name is None:
         for item in BASELINES.values():
@@ -65,16 +58,17 @@ def baseline(  # noqa: PLR0917 - typer maps parameters to options
         if name is None and not list_:
             raise DataError("baseline: give a NAME (one of the above)")
         return
-    directory = dataset if dataset is not None else _latest_dataset()
-    if not directory.is_dir():
-        raise DataError(f"{directory}: dataset directory not found (pass --dataset DIR)")
+    get_baseline(name)  # an unknown name or view fails before any dataset is looked for
+    if view not in VIEWS:
+        raise DataError(f"view {view!r}: unknown (use one of {', '.join(VIEWS)})")
+    directory = dataset_dir(dataset)
     target = out if out is not None else directory.parent / "predictions" / f"{name}.jsonl"
     total = len(load_records(directory))
     with counting(console, name, total, quiet=quiet) as advance:
         summary = run_baseline(name, directory, target, view=view, seed=seed, progress=advance)
     console.print(
         f"{summary.predictions} predictions by {summary.name} ({view} view) in "
-        f"{summary.seconds:.1f} s: {summary.out}  (score it: r2act evaluate {summary.out} "
-        f"--dataset {directory})",
+        f"{summary.seconds:.1f} s: {summary.out}  (score it: "
+        f"{shlex.join(['r2act', 'evaluate', str(summary.out), '--dataset', str(directory)])})",
         highlight=False,
     )

@@ -113,7 +113,9 @@ def render(
     """Write each planned incident's Chaos Mesh object to [bold]OUT/<id>.yaml[/].
 
     The files are exactly what [bold]r2act collect[/] would create; inspect them or apply one
-    by hand with kubectl. Example: [bold]r2act campaign render campaigns/smoke.yaml --out chaos/[/]
+    by hand with kubectl.
+
+    Example: [bold]r2act campaign render campaigns/smoke.yaml --out chaos/[/]
     """
     import yaml
 
@@ -160,7 +162,7 @@ def _incident_table(incidents: list[PlannedIncident]) -> Table:
     table = Table(title="Planned incidents (ids: --json)", box=box.SIMPLE_HEAD)
     for column in ("service", "fault", "intensity", "rep"):
         table.add_column(column, no_wrap=True)
-    table.add_column("parameters")
+    table.add_column("parameters", overflow="fold")  # a value cut short reads as another value
     for incident in incidents:
         params = incident.fault.parameters
         shown = " ".join(f"{k}={v}" for k, v in params.items() if k not in _HIDDEN)

@@ -43,8 +43,9 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
 
     Resumable: rerunning skips complete incidents and retries the others. Exit code 0 when
     every incident is complete, 1 when some failed (each failure is in its journal),
-    2 on bad input, 128+N when stopped by signal N. Example:
-    [bold]r2act collect campaigns/smoke.yaml[/]
+    2 on bad input, 128+N when stopped by signal N.
+
+    Example: [bold]r2act collect campaigns/smoke.yaml[/]
     """
     from r2act.cli._progress import RichObserver
     from r2act.collector import collect as run_collect
@@ -62,7 +63,9 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
             summary = run_collect(
                 plan, run_dir, resume_run=resume_run, force=force, observer=observer
             )
-    _print_summary(summary)
+    # rerunning with --no-resume would redo the incidents this run completed
+    rerun = "rerun the same command" if resume_run else "rerun without --no-resume/--force"
+    _print_summary(summary, rerun)
     if summary.interrupted_by is not None:
         raise typer.Exit(128 + summary.interrupted_by)
     if summary.failed:
@@ -74,6 +77,7 @@ def cleanup(campaign: Path = _CAMPAIGN, out: Path | None = _OUT) -> None:
     """Remove every chaos object labelled app.kubernetes.io/managed-by=r2act on the target.
 
     Needed only after a hard kill; collect refuses to start while such objects exist.
+
     Example: [bold]r2act cleanup campaigns/smoke.yaml[/]
     """
     from r2act.campaigns import load_manifest
@@ -118,7 +122,7 @@ def _print_dry_run(plan: CollectionPlan, run_dir: Path) -> None:
     console.print(yaml.safe_dump_all(documents, sort_keys=False), highlight=False, markup=False)
 
 
-def _print_summary(summary: CampaignSummary) -> None:
+def _print_summary(summary: CampaignSummary, rerun: str = "rerun the same command") -> None:
     from rich import box
     from rich.table import Table
 
@@ -148,13 +152,12 @@ def _print_summary(summary: CampaignSummary) -> None:
     if failed and summary.interrupted_by is None:
         console.print(
             f"{len(failed)} incidents failed; their steps are in {where}/raw/<id>/journal.jsonl. "
-            "Rerun the same command to retry them (complete incidents are kept).",
+            f"{rerun.capitalize()} to retry them (complete incidents are kept).",
             highlight=False,
         )
     if summary.interrupted_by is not None:
         console.print(
-            f"[yellow]interrupted[/]: {summary.remaining} incidents remain; "
-            "rerun the same command to resume",
+            f"[yellow]interrupted[/]: {summary.remaining} incidents remain; {rerun} to resume",
             highlight=False,
         )
 

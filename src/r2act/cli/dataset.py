@@ -6,6 +6,7 @@ and exits 2 when there is any, so it can gate a publication step in CI.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import typer
@@ -54,7 +55,9 @@ def build(
         highlight=False,
     )
     console.print(
-        f"dataset: {result.out}  (check it: r2act dataset validate {result.out})", highlight=False
+        f"dataset: {result.out}  (check it: "
+        f"{shlex.join(['r2act', 'dataset', 'validate', str(result.out)])})",
+        highlight=False,
     )
 
 

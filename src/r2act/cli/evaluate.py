@@ -11,6 +11,8 @@ read with ``load_records``: the observation tables are never parsed here.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -19,13 +21,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from r2act.cli._choices import DEFAULT_REPLICATES, DEFAULT_SEED
+from r2act.cli._datasets import dataset_dir
 from r2act.cli.app import app, console, console_err
 from r2act.errors import DataError
 
 if TYPE_CHECKING:
     from r2act.schema import BenchmarkRecord
-
-RUNS_DIR = Path("r2act-runs")
 
 
 class Stratification(StrEnum):
@@ -44,15 +45,6 @@ class Population:
     dataset_ids: set[str]
 
 
-def _latest_dataset() -> Path:
-    found = [p for p in RUNS_DIR.glob("*/dataset") if p.is_dir()]
-    if not found:
-        raise DataError(f"{RUNS_DIR}/*/dataset: no dataset found (pass --dataset DIR)")
-    latest = max(found, key=lambda p: p.stat().st_mtime)
-    console_err.print(f"using dataset {latest}", highlight=False)
-    return latest
-
-
 def _folds(directory: Path) -> list[list[str]]:
     from r2act.datasets import layout
     from r2act.datasets.folds import Folds
@@ -67,13 +59,11 @@ def _folds(directory: Path) -> list[list[str]]:
         ) from exc
 
 
-def _population(dataset: Path | None, fold: int | None) -> Population:
+def _population(dataset: Path | None, fold: int | None, predictions: list[Path]) -> Population:
     from r2act import datasets
     from r2act.quality_gate.problems import Severity
 
-    directory = dataset if dataset is not None else _latest_dataset()
-    if not directory.is_dir():
-        raise DataError(f"{directory}: dataset directory not found (pass --dataset DIR)")
+    directory = dataset_dir(dataset, predictions)
     problems = datasets.validate(directory, quick=True)
     fatal = [p for p in problems if p.severity == Severity.ERROR]
     if fatal:
@@ -99,6 +89,18 @@ def _population(dataset: Path | None, fold: int | None) -> Population:
     return Population(label=str(directory), records=records, dataset_ids=ids)
 
 
+@contextmanager
+def _bootstrap_memory(replicates: int, incidents: int) -> Iterator[None]:
+    """A --replicates too large for memory is bad input: one line, not a numpy traceback."""
+    try:
+        yield
+    except MemoryError:
+        raise DataError(
+            f"--replicates {replicates}: not enough memory for {replicates} x {incidents} "
+            f"bootstrap draws (use fewer, e.g. the default {DEFAULT_REPLICATES})"
+        ) from None
+
+
 def _write(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -110,7 +112,11 @@ def _write(path: Path, text: str) -> None:
 
 DatasetOpt = Annotated[
     Path | None,
-    typer.Option("--dataset", help="Dataset directory (default: newest ./r2act-runs/*/dataset)."),
+    typer.Option(
+        "--dataset",
+        help="Dataset directory (default: RUN/dataset when the file is in RUN/predictions/, "
+        "else the newest ./r2act-runs/*/dataset).",
+    ),
 ]
 FoldOpt = Annotated[
     int | None, typer.Option("--fold", help="Use only fold K (0-based) of folds.json.")
@@ -149,20 +155,22 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
     from r2act.evaluation import tables
 
     files = [evaluation.read_predictions(p) for p in predictions]  # fail fast on a bad path
-    population = _population(dataset, fold)
-    report = evaluation.evaluate(
-        population.records,
-        files,
-        dataset=population.label,
-        fold=fold,
-        dataset_ids=population.dataset_ids,
-        seed=seed,
-        replicates=replicates,
-    )
+    population = _population(dataset, fold, predictions)
+    with _bootstrap_memory(replicates, len(population.records)):
+        report = evaluation.evaluate(
+            population.records,
+            files,
+            dataset=population.label,
+            fold=fold,
+            dataset_ids=population.dataset_ids,
+            seed=seed,
+            replicates=replicates,
+        )
     console.print(tables.methods_table(report, width=console.width))
-    if details:
-        for method in report.methods:
-            console.print(tables.details(method))
+    for method in report.methods:  # parse issues and warnings show even with --no-details
+        console.print(
+            tables.details(method, width=console.width) if details else tables.notes(method)
+        )
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {warning.code}: ", end="")
         console.print(warning.message, markup=False, highlight=False)
@@ -200,17 +208,19 @@ def compare(  # noqa: PLR0917 - typer maps parameters to options
     from r2act.evaluation import tables
 
     file_a, file_b = evaluation.read_predictions(a), evaluation.read_predictions(b)
-    population = _population(dataset, fold)
-    result = evaluation.compare(
-        population.records,
-        file_a,
-        file_b,
-        by=by.value,
-        dataset=population.label,
-        fold=fold,
-        seed=seed,
-        replicates=replicates,
-    )
+    population = _population(dataset, fold, [a, b])
+    with _bootstrap_memory(replicates, len(population.records)):
+        result = evaluation.compare(
+            population.records,
+            file_a,
+            file_b,
+            by=by.value,
+            dataset=population.label,
+            fold=fold,
+            seed=seed,
+            replicates=replicates,
+            dataset_ids=population.dataset_ids,
+        )
     console.print(tables.comparison_table(result))
     for file in (file_a, file_b):
         if file.counts:

@@ -15,19 +15,24 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from r2act.cli._datasets import dataset_dir
 from r2act.cli.app import app, console, console_err
+from r2act.errors import DataError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from r2act.cluster.base import Cluster
-    from r2act.evaluation.predictions import ParsedPrediction
+    from r2act.evaluation.predictions import ParsedPrediction, PredictionFile
     from r2act.replay import ReplayReport
     from r2act.schema import BenchmarkRecord
 
 _PREDICTIONS = typer.Argument(..., help="Predictions file (JSON lines), e.g. rule.jsonl.")
 _DATASET = typer.Option(
-    None, "--dataset", help="Dataset directory (default: newest ./r2act-runs/*/dataset)."
+    None,
+    "--dataset",
+    help="Dataset directory (default: RUN/dataset when the file is in RUN/predictions/, "
+    "else the newest ./r2act-runs/*/dataset).",
 )
 _TARGET = typer.Option(
     None,
@@ -46,21 +51,10 @@ _DRY_RUN = typer.Option(False, "--dry-run", help="Say what would run or be refus
 _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
 
 
-def _dataset_dir(given: Path | None) -> Path:
-    from r2act.quality_gate.runs import resolve_run_dir
-
-    if given is not None:
-        return given
-    run_dir, _picked = resolve_run_dir(None, needs="dataset")
-    console_err.print(f"using dataset {run_dir / 'dataset'}", highlight=False)
-    return run_dir / "dataset"
-
-
 def _cluster(target: str | None, out: Path, records: list[BenchmarkRecord]) -> Cluster:
     from r2act.campaigns import GlitchRates, SimTarget, load_manifest
     from r2act.cluster.connect import connect
     from r2act.collector import open_target
-    from r2act.errors import DataError
 
     if target is None:
         if any(r.metadata.target_kind != "sim" for r in records):
@@ -82,14 +76,54 @@ def _cluster(target: str | None, out: Path, records: list[BenchmarkRecord]) -> C
     return open_target(manifest, out)
 
 
-def _table(report: ReplayReport) -> Table:
-    table = Table(title="Replay: per fault type", box=box.SIMPLE_HEAD)
-    columns = ("fault type", "planned", "valid", "recovered", "gated", "gated rate")
-    for column in (*columns, "no effect"):  # valid = offline-valid
-        if column == "fault type":
-            table.add_column(column, no_wrap=True, min_width=15)
-        else:
-            table.add_column(column, justify="right")
+def _check_input(
+    path: Path,
+    directory: Path,
+    parsed: PredictionFile,
+    by_id: Mapping[str, BenchmarkRecord],
+    only: list[str],
+) -> None:
+    """Warn about dropped lines and unknown --only ids; DataError when nothing can be replayed."""
+    if parsed.line_issues:
+        console_err.print(
+            Text(
+                f"warning: {parsed.line_issues} line(s) of {path} could not be used and are not "
+                f"replayed (see them with r2act evaluate {path})"
+            ),
+            style="yellow",
+        )
+    replayable = {i for i in by_id if i in parsed.predictions}
+    if not replayable:
+        raise DataError(
+            f"{path}: no prediction names an incident of {directory} "
+            "(nothing to replay; check the incident ids and --dataset)"
+        )
+    unknown_only = [i for i in only if i not in replayable]
+    if only and replayable.isdisjoint(only):
+        raise DataError(
+            f"--only {' '.join(unknown_only)}: no incident of {directory} with a prediction "
+            f"in {path} (pick ids from its incidents.jsonl)"
+        )
+    if unknown_only:
+        console_err.print(
+            Text(f"--only: no dataset incident with a prediction for {', '.join(unknown_only)}"),
+            style="yellow",
+        )
+
+
+def _table(report: ReplayReport, width: int = 200) -> Table:
+    """Per-fault-type counts; on a narrow terminal the padding goes, never a digit."""
+    compact = width < 74
+    table = Table(
+        title="Replay: per fault type",
+        box=box.SIMPLE_HEAD,
+        pad_edge=not compact,
+        padding=(0, 0) if compact else (0, 1),
+    )
+    table.add_column("fault type", no_wrap=True)
+    # valid = offline-valid; two-line headers keep the numeric columns narrow
+    for column in ("planned", "valid", "recovered", "gated", "gated\nrate", "no\neffect"):
+        table.add_column(column, justify="right", no_wrap=True)
     for row in report.rows:
         table.add_row(
             row.fault_type,
@@ -130,8 +164,9 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     """Re-inject each incident's fault, apply the predicted plan, and watch health recover.
 
     Plans outside the incident's action space are refused, never executed. Resumable:
-    outcomes already in OUT/replay.jsonl are kept. Example:
-    [bold]r2act replay rule.jsonl --window 75[/]
+    outcomes already in OUT/replay.jsonl (for the same plans and settings) are kept.
+
+    Example: [bold]r2act replay rule.jsonl --window 75[/]
     """
     from rich.progress import (
         BarColumn,
@@ -147,21 +182,15 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     from r2act.replay.report import ttr_text
     from r2act.replay.run import write_report_files
 
-    directory = _dataset_dir(dataset)
+    parsed = read_predictions(predictions)  # fail fast on a bad path
+    directory = dataset_dir(dataset, [predictions])
     records = datasets.load_records(directory)
-    parsed = read_predictions(predictions)
     by_id = {r.incident_id: r for r in records}
     out_dir = out if out is not None else directory.parent / "replay" / predictions.stem
     settings = ReplaySettings(
         window_s=window, probe_interval_s=probe_interval, consecutive=consecutive
     )
-    unknown_only = [i for i in only if i not in by_id or i not in parsed.predictions]
-    if unknown_only:
-        console_err.print(
-            Text(f"--only: no dataset incident with a prediction for {', '.join(unknown_only)}"),
-            style="yellow",
-            highlight=False,
-        )
+    _check_input(predictions, directory, parsed, by_id, only)
     if dry_run:
         _dry_run(by_id, parsed.predictions, only)
         return
@@ -173,7 +202,7 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         console=console,
-        disable=quiet,
+        disable=quiet or not console.is_terminal,
         transient=True,
     ) as progress:
         task = progress.add_task("", total=len(todo))
@@ -189,7 +218,7 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
         )
     report = summarize(run.outcomes)
     write_report_files(out_dir, report.model_dump_json(indent=1), to_markdown(report))
-    console.print(_table(report))
+    console.print(_table(report, width=console.width))
     console.print(_agreement(report))
     if report.ttr_values_s:
         console.print(f"time to recover: {ttr_text(report)}", highlight=False)

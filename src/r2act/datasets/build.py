@@ -35,6 +35,7 @@ from r2act.errors import DataError
 from r2act.quality_gate import (
     AUDIT_DIR,
     RECORDS_DIR,
+    REPORT_MD,
     STAGED_LOGS_DIR,
     Group,
     Verdict,
@@ -202,7 +203,10 @@ def build_dataset(
     verdicts = read_verdicts(run_dir)
     records = main_records(run_dir, verdicts)
     if not records:
-        raise DataError(f"{run_dir}: the audit admitted no main incident; nothing to publish")
+        raise DataError(
+            f"{run_dir}: the audit admitted no main incident; nothing to publish (why: "
+            f"{run_dir / AUDIT_DIR / REPORT_MD}; fix the campaign or cluster and collect again)"
+        )
     out = out or run_dir / DATASET_DIR
     if out.exists() and not _replaceable(out):
         raise DataError(

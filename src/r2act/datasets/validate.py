@@ -58,20 +58,28 @@ def _records(root: Path) -> tuple[list[BenchmarkRecord], list[Problem]]:
     if not path.is_file():
         return [], [error("FILE_MISSING", "no records", where=layout.INCIDENTS)]
     records, problems = [], []
-    for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+    for number, raw in enumerate(path.read_bytes().splitlines(), 1):
+        where = f"{layout.INCIDENTS}:{number}"
         try:
-            records.append(BenchmarkRecord.model_validate_json(line))
+            records.append(BenchmarkRecord.model_validate_json(raw.decode("utf-8")))
+        except UnicodeDecodeError as exc:
+            problems.append(error("RECORD_INVALID", f"not UTF-8 ({exc.reason})", where=where))
         except ValidationError as exc:
-            first = str(exc).splitlines()[:3]
-            problems.append(
-                error("RECORD_INVALID", " ".join(first)[:300], where=f"{layout.INCIDENTS}:{number}")
-            )
+            problems.append(error("RECORD_INVALID", _first_error(exc), where=where))
     for incident, n in sorted(Counter(r.incident_id for r in records).items()):
         if n > 1:
             problems.append(
                 error("DUPLICATE_ID", f"{incident} appears {n} times", where=layout.INCIDENTS)
             )
     return records, problems
+
+
+def _first_error(exc: ValidationError) -> str:
+    """'N error(s); first: field.path: message' — one line, without pydantic's URLs."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = f"{exc.error_count()} errors; first: " if exc.error_count() > 1 else ""
+    return f"{more}{where + ': ' if where else ''}{first['msg']}"[:300]
 
 
 def _observations(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
@@ -236,19 +244,21 @@ def validate(root: Path, *, quick: bool = False) -> list[Problem]:
     problems = _checksums(root)
     records, record_problems = _records(root)
     problems += record_problems
-    checks: list[tuple[bool, Callable[[], list[Problem]]]] = [  # (slow, check)
-        (True, lambda: _observations(root, records)),
-        (False, lambda: _state(root, records)),
-        (False, lambda: _folds(root, records)),
-        (False, lambda: _trail(root, records)),
-        (True, lambda: _card(root, records)),
-        (False, lambda: _croissant(root)),
+    checks: list[tuple[bool, str, Callable[[], list[Problem]]]] = [  # (slow, file, check)
+        (True, "observations/", lambda: _observations(root, records)),
+        (False, layout.STATE, lambda: _state(root, records)),
+        (False, layout.FOLDS, lambda: _folds(root, records)),
+        (False, layout.AUDIT_TRAIL, lambda: _trail(root, records)),
+        (True, layout.README, lambda: _card(root, records)),
+        (False, layout.CROISSANT, lambda: _croissant(root)),
     ]
-    for slow, check in checks:
+    for slow, name, check in checks:
         if quick and slow:
             continue
         try:
             problems += check()
         except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
-            problems.append(error("UNREADABLE", f"{type(exc).__name__}: {str(exc)[:200]}"))
+            problems.append(
+                error("UNREADABLE", f"{type(exc).__name__}: {str(exc)[:200]}", where=name)
+            )
     return problems

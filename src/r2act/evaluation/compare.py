@@ -23,7 +23,7 @@ over the same incidents and a paired difference does not exist.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,7 +41,7 @@ from r2act.evaluation.bootstrap import (
     resample_counts,
 )
 from r2act.evaluation.evaluate import strata_of, unique_names
-from r2act.evaluation.integrity import identical_files
+from r2act.evaluation.integrity import check_file, identical_files
 from r2act.evaluation.metrics import RATE_METRICS, Estimate, MetricDef
 from r2act.evaluation.predictions import PredictionFile
 from r2act.evaluation.report import REPORT_SCHEMA_VERSION, WarningEntry
@@ -73,7 +73,7 @@ class MetricComparison(_Model):
     pooled: Estimate = Field(description="Unweighted mean of the stratum differences, with CI.")
     strata: list[StratumDifference] = Field(description="Per-stratum differences.")
     won: int = Field(description="Strata won by A.")
-    tied: int = Field(description="Strata whose CI contains 0.")
+    tied: int = Field(description="Strata with Δ_s = 0 (point estimate; see ci_excludes_zero).")
     lost: int = Field(description="Strata lost by A.")
     worst: str = Field(description="Stratum with A's worst difference.")
     margin: float = Field(description="|pooled difference|.")
@@ -115,8 +115,14 @@ def compare(
     fold: int | None = None,
     seed: int = DEFAULT_SEED,
     replicates: int = DEFAULT_REPLICATES,
+    dataset_ids: Collection[str] | None = None,
 ) -> Comparison:
-    """Paired per-stratum differences A − B on every rate metric (see module doc)."""
+    """Paired per-stratum differences A − B on every rate metric (see module doc).
+
+    ``dataset_ids`` is every id of the dataset when ``records`` is one fold, so ids of other
+    folds are not reported as unknown. Each file's integrity warnings (unknown, missing,
+    duplicate ids, constant answers) are in ``warnings``, prefixed with its method name.
+    """
     if not records:
         raise ValueError("compare needs at least one incident")
     table_a, table_b = score_file(records, a), score_file(records, b)
@@ -148,11 +154,29 @@ def compare(
         a=sides[0],
         b=sides[1],
         metrics=metrics,
-        warnings=[
-            WarningEntry(code=w.code, message=w.message)
-            for w in identical_files([a, b], [r.incident_id for r in records])
-        ],
+        warnings=_warnings(records, (a, b), (name_a, name_b), dataset_ids),
     )
+
+
+def _warnings(
+    records: Sequence[BenchmarkRecord],
+    files: tuple[PredictionFile, PredictionFile],
+    names: Sequence[str],
+    dataset_ids: Collection[str] | None,
+) -> list[WarningEntry]:
+    population = [r.incident_id for r in records]
+    known = set(dataset_ids) if dataset_ids is not None else set(population)
+    entries = [
+        WarningEntry(code=w.code, message=f"{name}: {w.message}")
+        for name, file in zip(names, files, strict=True)
+        for w in check_file(file, population, known)
+        if w.code != "bad_lines"  # the command line reports parse issues per file itself
+    ]
+    entries += [
+        WarningEntry(code=w.code, message=w.message)
+        for w in identical_files(list(files), population)
+    ]
+    return entries
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ def methods_table(report: EvaluationReport, width: int = 200) -> RenderableType:
 
     Split in two so each fits a terminal with its interval under every value; when even
     that does not fit in ``width`` columns the intervals are dropped (with a note) rather
-    than truncated into something that looks like a different number.
+    than truncated into something that looks like a different number, and when the values
+    alone do not fit either, the columns are spread over more tables.
     """
     scope = f", fold {report.fold}" if report.fold is not None else ""
     caption = Text(
@@ -44,9 +45,11 @@ def methods_table(report: EvaluationReport, width: int = 200) -> RenderableType:
     )
     name_width = min(max([12, *(len(m.name) for m in report.methods)]), 24)
     ci = all(_table_width(name_width, keys, ci=True) <= width for keys in _GROUPS)
+    groups: list[tuple[str, ...]] = list(_GROUPS)
     if not ci:
         caption.append("\n(terminal too narrow for the intervals: see --json or --markdown)")
-    return Group(caption, *[_metric_table(report, keys, name_width, ci=ci) for keys in _GROUPS])
+        groups = [part for keys in _GROUPS for part in _fitting(name_width, keys, width)]
+    return Group(caption, *[_metric_table(report, keys, name_width, ci=ci) for keys in groups])
 
 
 _GROUPS = (MAIN_COLUMNS, SIDE_COLUMNS)
@@ -61,6 +64,17 @@ def _table_width(name_width: int, keys: tuple[str, ...], *, ci: bool) -> int:
     return name_width + sum(_column_width(k, ci) for k in keys) + _PADDING * (len(keys) + 1)
 
 
+def _fitting(name_width: int, keys: tuple[str, ...], width: int) -> list[tuple[str, ...]]:
+    """``keys`` in order, cut into runs whose table (without intervals) fits ``width``."""
+    parts: list[tuple[str, ...]] = []
+    for key in keys:
+        if parts and _table_width(name_width, (*parts[-1], key), ci=False) <= width:
+            parts[-1] = (*parts[-1], key)
+        else:
+            parts.append((key,))
+    return parts
+
+
 def _metric_table(
     report: EvaluationReport, keys: tuple[str, ...], name_width: int, *, ci: bool
 ) -> Table:
@@ -73,18 +87,30 @@ def _metric_table(
     return table
 
 
-def details(method: MethodReport) -> RenderableType:
-    """Breakdowns, taxonomy, parse issues and warnings of one method."""
+_STRATUM_KEYS = ("rca_s", "rca_t", "valid", "vc")
+
+
+def details(method: MethodReport, width: int = 200) -> RenderableType:
+    """Breakdowns, taxonomy, parse issues and warnings of one method.
+
+    The per-stratum intervals are dropped when they would not fit in ``width`` columns, so
+    a narrow terminal never shows a value or a bound cut short.
+    """
     parts: list[RenderableType] = []
     for title, strata in (("Fault type", method.by_fault_type), ("Service", method.by_service)):
+        name_width = max([len(title), *(len(name) for name in strata)])
+        count_width = max([1, *(len(str(values["rca_s"].n)) for values in strata.values())])
+        ci = _strata_width(name_width, count_width, ci=True) <= width
         table = Table(title=Text(f"{method.name}: by {title.lower()}"), header_style="bold")
-        for column in (title, "n", "RCA-S", "RCA-T", "Valid", "VC"):
-            table.add_column(column, justify="left" if column == title else "right")
+        table.add_column(title, overflow="fold", min_width=min(name_width, 12))
+        table.add_column("n", justify="right", no_wrap=True, min_width=count_width)
+        for key in _STRATUM_KEYS:
+            table.add_column(LABELS[key], justify="right", no_wrap=True, min_width=11 if ci else 5)
         for name, values in strata.items():
             table.add_row(
                 Text(name),
                 str(values["rca_s"].n),
-                *[_cell(values[k]) for k in ("rca_s", "rca_t", "valid", "vc")],
+                *[_cell(values[k], ci) for k in _STRATUM_KEYS],
             )
         parts.append(table)
     tax = method.taxonomy
@@ -94,15 +120,30 @@ def details(method: MethodReport) -> RenderableType:
         parts.append(
             Text("Wrong targets: " + ", ".join(f"{k} {v}" for k, v in tax.placements.items()))
         )
+    parts.append(notes(method))
+    return Group(*parts)
+
+
+def _strata_width(name_width: int, count_width: int, *, ci: bool) -> int:
+    """Width of a per-stratum table: rich's default box adds 3 columns per cell and 1."""
+    values = len(_STRATUM_KEYS) * (11 if ci else 5)
+    return name_width + count_width + values + 3 * (2 + len(_STRATUM_KEYS)) + 1
+
+
+def notes(method: MethodReport) -> RenderableType:
+    """Parse issues and warnings of one method: shown with or without the breakdowns."""
+    parts: list[RenderableType] = []
     if method.parse.issues_by_kind:
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(method.parse.issues_by_kind.items()))
-        parts.append(Text(f"Parse issues: {kinds}", style="yellow"))
+        parts.append(Text(f"{method.name}: parse issues: {kinds}", style="yellow"))
         for issue in method.parse.issues[:5]:
             parts.append(
                 Text(f"  line {issue.line}: {issue.kind}: {issue.message}", style="yellow")
             )
     for warning in method.warnings:
-        parts.append(Text(f"warning: {warning.code}: {warning.message}", style="yellow"))
+        parts.append(
+            Text(f"warning: {method.name}: {warning.code}: {warning.message}", style="yellow")
+        )
     return Group(*parts)
 
 
@@ -111,13 +152,16 @@ def comparison_table(comparison: Comparison) -> RenderableType:
     table = Table(
         title=Text(
             f"{comparison.a.name} − {comparison.b.name} by {comparison.by} "
-            f"({comparison.incidents} incidents, 95% CI, B={comparison.replicates})"
+            f"({comparison.incidents} incidents, 95% CI, B={comparison.replicates}; "
+            "pooled = unweighted mean over strata)"
         ),
         header_style="bold",
     )
     for column in ("Metric", "Pooled Δ", "W/T/L", "Worst stratum", "Margin", "Spread"):
-        table.add_column(
-            column, justify="left" if column in {"Metric", "Worst stratum"} else "right"
+        table.add_column(  # fold, not "…": a cut bound reads as another number
+            column,
+            justify="left" if column in {"Metric", "Worst stratum"} else "right",
+            overflow="fold",
         )
     for m in comparison.metrics:
         worst = next(s for s in m.strata if s.stratum == m.worst)

@@ -3,10 +3,18 @@
 ``replay.jsonl`` is appended one line per finished prediction (flushed and fsynced), so an
 interrupted replay loses at most the prediction in flight — whose fault and plan side
 effects the runner has already undone — and a rerun skips every id already in the file.
+
+A rerun reuses an outcome only if it answers the same question: ``settings.json`` records
+the settings of the first run, and each kept outcome must carry the plan and method the
+predictions file gives now. Anything else (another predictions file or other settings into
+the same directory) is refused with a DataError, so no outcome is ever reported for a plan
+it did not execute, and nothing already written is overwritten.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +33,7 @@ from r2act.schema import BenchmarkRecord
 
 OUTCOMES_FILE = "replay.jsonl"
 JOURNAL_FILE = "journal.jsonl"
+SETTINGS_FILE = "settings.json"
 
 
 @dataclass
@@ -64,6 +73,59 @@ def request_of(parsed: ParsedPrediction) -> ReplayRequest:
     return ReplayRequest(plan=parsed.plan, plan_problem=problem, method=parsed.method)
 
 
+def _settings_json(settings: ReplaySettings) -> dict[str, object]:
+    return dataclasses.asdict(settings)
+
+
+def _check_resumable(
+    out_dir: Path,
+    previous: Sequence[ReplayOutcome],
+    predictions: PredictionFile,
+    settings: ReplaySettings,
+) -> None:
+    """DataError unless the outcomes in ``out_dir`` come from these predictions and settings.
+
+    Writes ``settings.json`` on the first run (and when resuming a directory from before it
+    existed).
+    """
+    path = out_dir / SETTINGS_FILE
+    wanted = _settings_json(settings)
+    if path.is_file():
+        try:
+            recorded = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise DataError(
+                f"{path}: unreadable ({error}); move {out_dir} aside or pass another --out"
+            ) from None
+        changed = sorted(k for k in wanted if recorded.get(k) != wanted[k])
+        if changed:
+            were = ", ".join(f"{k} {recorded.get(k)} -> {wanted[k]}" for k in changed)
+            raise DataError(
+                f"{out_dir}: was replayed with other settings ({were}); pass another --out "
+                "or the same settings to resume"
+            )
+    for outcome in previous:
+        parsed = predictions.predictions.get(outcome.incident_id)
+        if parsed is None:
+            continue
+        request = request_of(parsed)
+        plan = None if request.plan is None else request.plan.model_dump(mode="json")
+        if outcome.plan != plan or outcome.method != request.method:
+            raise DataError(
+                f"{out_dir / OUTCOMES_FILE}: the outcome of {outcome.incident_id} is for "
+                f"another plan than {predictions.source} gives (another predictions file?); "
+                "pass another --out"
+            )
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if not path.is_file():
+            path.write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise DataError(
+            f"{out_dir}: cannot write the replay ({error.strerror or error}); pass another --out"
+        ) from None
+
+
 def _append(path: Path, outcome: ReplayOutcome) -> None:
     with path.open("a", encoding="utf-8") as stream:
         stream.write(outcome.model_dump_json() + "\n")
@@ -83,19 +145,20 @@ def run_replay(
     on_start: Callable[[str], None] = lambda _i: None,
 ) -> ReplayRun:
     """Replay every prediction whose id is in ``records`` (and in ``only``, when given)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     outcomes_path = out_dir / OUTCOMES_FILE
-    run = ReplayRun(outcomes=load_outcomes(outcomes_path))
+    previous = load_outcomes(outcomes_path)
+    _check_resumable(out_dir, previous, predictions, settings)
+    selected = [
+        incident
+        for incident in records
+        if incident in predictions.predictions and (not only or incident in only)
+    ]
+    wanted = set(selected)
+    run = ReplayRun(outcomes=[o for o in previous if o.incident_id in wanted])
     done = {o.incident_id for o in run.outcomes}
     run.resumed = len(done)
     run.unknown_ids = sorted(i for i in predictions.predictions if i not in records)
-    todo = [
-        incident
-        for incident in records
-        if incident in predictions.predictions
-        and incident not in done
-        and (not only or incident in only)
-    ]
+    todo = [incident for incident in selected if incident not in done]
     journal = Journal(out_dir / JOURNAL_FILE, cluster.clock)
     try:
         with CleanupGuard(cluster.remove) as guard:

@@ -175,3 +175,34 @@ def test_cli_lists_baselines_and_writes_predictions(smoke_dataset: Path, tmp_pat
         ["baseline", "rule", "--dataset", str(smoke_dataset), "--out", str(out), "--view", "logs"],
     )
     assert logs_only.exit_code == 0 and all(p.method == "rule[logs]" for p in _read(out))
+
+
+def test_out_that_cannot_be_a_file_is_one_line_data_error(
+    smoke_dataset: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "a_dir").mkdir()
+    (tmp_path / "a_file").write_text("")
+    for out in (tmp_path / "a_dir", tmp_path / "a_file" / "rule.jsonl"):
+        with pytest.raises(DataError, match="--out") as raised:
+            run_baseline("rule", smoke_dataset, out)
+        assert str(out) in str(raised.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_dir", "a_file"]  # no temp left
+
+
+def test_cli_checks_the_name_first_and_quotes_paths_in_its_hint(
+    smoke_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from r2act.cli import _register_commands, app
+
+    _register_commands()
+    monkeypatch.chdir(tmp_path)  # no ./r2act-runs here: the name is checked before that
+    unknown = CliRunner().invoke(app, ["baseline", "nope"])
+    assert isinstance(unknown.exception, DataError) and "baseline 'nope'" in str(unknown.exception)
+    out = tmp_path / "with space" / "rule.jsonl"
+    done = CliRunner().invoke(
+        app, ["baseline", "rule", "--dataset", str(smoke_dataset), "--out", str(out), "-q"]
+    )
+    assert done.exit_code == 0, done.output
+    assert f"r2act evaluate '{out}' --dataset" in " ".join(done.output.split("\n"))

@@ -166,3 +166,21 @@ def test_help_lists_names_from_the_cheap_constants(verb: str) -> None:
     names = _choices.BASELINE_NAMES if verb == "baseline" else ("--replicates",)
     for name in names:
         assert name in rendered
+
+
+def test_help_paragraphs_are_not_hard_wrapped_so_rich_can_wrap_them() -> None:
+    ragged = [
+        (path, paragraph)
+        for path, command in _commands()
+        for paragraph in (command.help or "").split("\n\n")
+        if "\n" in paragraph and not paragraph.startswith("\b")
+    ]
+    assert ragged == []
+
+
+def test_a_help_example_is_not_split_across_lines_at_80_columns() -> None:
+    narrow = {**WIDE, "COLUMNS": "80", "TERMINAL_WIDTH": "80"}
+    for path, _command in _commands():
+        output = CliRunner().invoke(app, [*path, "--help"], env=narrow).output
+        for line in output.splitlines():
+            assert not line.rstrip().endswith(("Example:", "Example: r2act")), (path, line)

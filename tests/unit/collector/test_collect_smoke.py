@@ -177,4 +177,3 @@ def test_the_final_summary_counts_failures_says_how_to_retry_and_exits_1(tmp_pat
     again = runner.invoke(app, args)  # the complete one is skipped, the doomed one retried
     assert again.exit_code == 1, again.output
     assert _summary_row(again.output) == [2, 0, 1, 1, 1]
-

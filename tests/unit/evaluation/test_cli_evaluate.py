@@ -204,3 +204,51 @@ def test_scoring_asks_for_quick_validation_and_reads_only_records(
     )
     assert result.exit_code == 0, result.output  # datasets.load is None: it was never called
     assert calls == [(dataset, True)]
+
+
+def test_no_details_still_prints_parse_issues_and_warnings(dataset: Path, tmp_path: Path) -> None:
+    preds = write(tmp_path / "p.jsonl", [pred(RECORDS[0]), b"{", {"incident_id": "nope"}])
+    result = run(
+        "evaluate", str(preds), "--dataset", str(dataset), "--no-details", "--replicates", "200"
+    )
+    assert result.exit_code == 0, result.output
+    assert "parse issues: malformed_json 1" in result.output
+    assert "missing_ids" in result.output and "unknown_ids" in result.output
+    assert "by fault type" not in result.output
+
+
+def test_without_dataset_a_run_predictions_file_is_scored_on_its_own_run(
+    dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    for name, mtime in (("smoke", 1_000), ("newer", 2_000)):
+        own = tmp_path / "r2act-runs" / name / "dataset"
+        own.mkdir(parents=True)
+        (own / "folds.json").write_bytes((dataset / "folds.json").read_bytes())
+        os.utime(own, (mtime, mtime))
+    preds = tmp_path / "r2act-runs" / "smoke" / "predictions" / "rule.jsonl"
+    preds.parent.mkdir()
+    write(preds, [pred(r) for r in RECORDS])
+    relative = preds.relative_to(tmp_path)
+    result = run("evaluate", str(relative), "--no-details", "--replicates", "200")
+    assert result.exit_code == 0, result.output
+    assert "using dataset r2act-runs/smoke/dataset" in result.output
+
+
+def test_replicates_too_large_for_memory_is_one_line_exit_2(
+    dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from r2act import evaluation
+
+    def out_of_memory(*_args: object, **_kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(evaluation, "evaluate", out_of_memory)
+    monkeypatch.setattr(evaluation, "compare", out_of_memory)
+    preds = write(tmp_path / "p.jsonl", [pred(r) for r in RECORDS])
+    for args in (["evaluate", str(preds)], ["compare", str(preds), str(preds)]):
+        result = run(*args, "--dataset", str(dataset), "--replicates", "99999999")
+        assert isinstance(result.exception, DataError), result.output
+        assert str(result.exception).startswith("--replicates 99999999: not enough memory")

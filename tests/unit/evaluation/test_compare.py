@@ -120,3 +120,18 @@ def test_won_tied_lost_follow_the_sign_of_each_stratum_difference_and_cancel_exa
     # 0.5 - 1/6 - 1/3 + 0 is 1.4e-17 in floating point; the pooled Δ is exactly 0, not "-0.000".
     assert valid.pooled.value == 0.0
     assert valid.summary.startswith("Valid by service: +0.000 [")
+
+
+def test_ids_of_another_dataset_are_warned_per_method_and_pooled_is_explained() -> None:
+    from rich.console import Console
+
+    from r2act.evaluation.tables import comparison_table
+
+    stranger = lines_to_file([{"incident_id": "other_dataset_id"}], "stranger.jsonl")
+    result = compare(RECORDS, A, stranger, replicates=200)
+    codes = {w.code: w.message for w in result.warnings}
+    assert codes["unknown_ids"].startswith("stranger: 1 id(s) are not in the dataset")
+    assert codes["missing_ids"].startswith(f"stranger: {len(RECORDS)} of {len(RECORDS)}")
+    console = Console(width=200, record=True, color_system=None)
+    console.print(comparison_table(result))
+    assert "pooled = unweighted mean over strata" in console.export_text()
