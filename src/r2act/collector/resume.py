@@ -82,6 +82,8 @@ def check_writable(run_dir: Path) -> None:
         existing = path
         while not existing.exists() and existing != existing.parent:
             existing = existing.parent
+        if not existing.is_dir():
+            raise DataError(f"{existing}: is a file, not a run directory (choose another --out)")
         if not os.access(existing, os.W_OK | os.X_OK):
             raise DataError(
                 f"{existing}: cannot write the run directory: read-only or permission denied "

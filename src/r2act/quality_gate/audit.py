@@ -21,6 +21,7 @@ import functools
 import multiprocessing
 import os
 import shutil
+import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,8 +120,13 @@ def _results(
         return
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with context.Pool(workers) as pool:
+    with context.Pool(workers, initializer=_ignore_sigint) as pool:
         yield from pool.imap(one, dirs, chunksize=1)
+
+
+def _ignore_sigint() -> None:
+    """Ctrl-C is the parent's: it stops the pool; workers must not print their tracebacks."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def default_workers() -> int:
@@ -155,6 +161,9 @@ def run_audit(
     stage_dir = out / STAGED_LOGS_DIR
     try:
         out.mkdir(parents=True, exist_ok=True)
+        # audit.jsonl is written last: while it is absent nothing reads a half-written audit
+        for finished in (out / AUDIT_JSONL, out / REPORT_MD):
+            finished.unlink(missing_ok=True)
         for directory in (records_dir, stage_dir):
             if directory.exists():
                 shutil.rmtree(directory)  # nothing of a previous audit may survive

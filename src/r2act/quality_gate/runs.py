@@ -28,7 +28,7 @@ def resolve_run_dir(given: Path | None, *, needs: str = "raw") -> tuple[Path, bo
     )
     if not candidates:
         raise DataError(
-            f"{RUNS_ROOT}/: no run with a {needs}/ directory here (pass RUN_DIR explicitly)"
+            f"{RUNS_ROOT}/: no run here has a {needs}/ directory (pass RUN_DIR explicitly)"
         )
     newest = max(candidates, key=lambda p: ((p / needs).stat().st_mtime, p.name))
     return newest, True

@@ -177,3 +177,14 @@ def test_the_final_summary_counts_failures_says_how_to_retry_and_exits_1(tmp_pat
     again = runner.invoke(app, args)  # the complete one is skipped, the doomed one retried
     assert again.exit_code == 1, again.output
     assert _summary_row(again.output) == [2, 0, 1, 1, 1]
+
+
+def test_out_pointing_at_a_file_is_refused_as_a_file_before_any_write(
+    tiny_campaign: Path, tmp_path: Path
+) -> None:
+    not_a_dir = tmp_path / "notes.txt"
+    not_a_dir.write_text("keep me\n")
+    result = runner.invoke(app, ["collect", str(tiny_campaign), "--out", str(not_a_dir), "-q"])
+    assert isinstance(result.exception, DataError) and result.exception.exit_code == 2
+    assert "is a file, not a run directory" in str(result.exception)
+    assert not_a_dir.read_text() == "keep me\n"

@@ -109,6 +109,29 @@ def test_audit_writes_verdicts_records_and_report(
     assert "| cartservice |" in report
 
 
+def test_an_interrupted_audit_leaves_no_verdicts_that_disagree_with_its_records(
+    tmp_path: Path, incidents: dict[str, PlannedIncident], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_raw_incident(tmp_path, incidents[POD])
+    write_raw_incident(tmp_path, incidents[DNS])
+    run_audit(tmp_path, workers=1)
+    calls = []
+
+    def interrupted(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return audit_incident(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("r2act.quality_gate.audit.audit_incident", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_audit(tmp_path, workers=1)
+    assert not (tmp_path / "audit" / "audit.jsonl").exists()
+    assert not (tmp_path / "audit" / "report.md").exists()
+    with pytest.raises(DataError, match="no audit found"):
+        read_verdicts(tmp_path)
+
+
 def test_audit_ignores_hidden_resume_debris(
     tmp_path: Path, incidents: dict[str, PlannedIncident]
 ) -> None:
