@@ -188,6 +188,9 @@ def write_logs(path: Path, batches: Iterable[Sequence[LogLine]], level: int = 1)
                 if size >= _CHUNK_BYTES:  # hand over big chunks: fewer thread switches
                     compressor.write(b"".join(pending))
                     pending, size = [], 0
+                # a LogLine is a tuple, which the garbage collector tracks: not kept alive
+                # while the next batch is generated, it does not bring the next full pass closer
+                del batch
             compressor.write(b"".join(pending))
         finally:
             compressor.close()

@@ -28,6 +28,7 @@ def _start(campaign: Path, run_dir: Path) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its own process group, as a terminal job has
     )
 
 
@@ -56,20 +57,31 @@ def larger(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    "signals",
-    [(signal.SIGINT,), (signal.SIGINT, signal.SIGINT), (signal.SIGTERM,)],
-    ids=["ctrl-c", "ctrl-c-twice", "sigterm"],
+    ("signals", "to_group"),
+    [
+        ((signal.SIGINT,), False),
+        ((signal.SIGINT,), True),
+        ((signal.SIGINT, signal.SIGINT), True),
+        ((signal.SIGTERM,), False),
+        ((signal.SIGTERM,), True),
+    ],
+    ids=["sigint", "ctrl-c", "ctrl-c-twice", "sigterm", "sigterm-group"],
 )
 def test_a_signal_at_a_random_moment_removes_the_fault_and_rerun_completes_the_rest(
-    signals: tuple[signal.Signals, ...], larger: Path, tmp_path: Path
+    signals: tuple[signal.Signals, ...], to_group: bool, larger: Path, tmp_path: Path
 ) -> None:
+    """``to_group``: the signal reaches the whole process group (a terminal's Ctrl-C, a
+    group kill), so r2act's own helper processes get it too."""
     plan = plan_collection(larger)
     run_dir = tmp_path / "run"
     process = _start(larger, run_dir)
     _wait_for(lambda: (run_dir / "raw").is_dir() and any((run_dir / "raw").iterdir()))
     time.sleep(random.uniform(0.0, 1.0))
     for signum in signals:
-        process.send_signal(signum)
+        if to_group:
+            os.killpg(process.pid, signum)
+        else:
+            process.send_signal(signum)
         time.sleep(0.005)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 128 + signals[0], stderr

@@ -8,7 +8,9 @@ process (or a new instance after a crash) sees the same cluster, leftovers inclu
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -121,7 +123,7 @@ class SimulatedCluster:
         self._requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
         self._timelines: dict[str, PodTimeline] | None = None
         self._cuts: list[float] = []
-        self._scenes: dict[float, Scene] = {}
+        self._scenes: dict[int, Scene] = {}
         self._clock = SimClock(self)
         self._unsaved = False
 
@@ -155,14 +157,20 @@ class SimulatedCluster:
         return self._timelines
 
     def scene_at(self, t: float) -> Scene:
-        """The system's condition at ``t`` (cached per instant until the next change)."""
-        scene = self._scenes.get(t)
+        """The system's condition at ``t`` (cached per stretch between change points).
+
+        Nothing a scene reads (pods existing and ready, faults acting) changes between two
+        consecutive change points, so one scene serves the whole stretch; only ``t`` is set
+        per instant, on a shallow copy."""
+        timelines = self.timelines()
+        stretch = bisect_right(self._cuts, t)
+        scene = self._scenes.get(stretch)
         if scene is None:
             if len(self._scenes) > 512:
                 self._scenes.clear()
-            scene = build_scene(self.topology, self.timelines(), t, self.users)
-            self._scenes[t] = scene
-        return scene
+            scene = build_scene(self.topology, timelines, t, self.users)
+            self._scenes[stretch] = scene
+        return scene if scene.t == t else replace(scene, t=t)
 
     def _bucket_scene(self, t: float) -> Scene:
         """The scene logs use for the bucket piece holding ``t`` (shared by metrics)."""
@@ -297,8 +305,7 @@ class SimulatedCluster:
 
     def health_now(self) -> HealthReport:
         """The health probe without counting an API call."""
-        now = self._state.now
-        scene = build_scene(self.topology, self.timelines(), now, self.users)
+        scene = self.scene_at(self._state.now)
         replicas = {name: d.replicas for name, d in self._state.deployments.items()}
         return health_report(scene, self.topology, replicas, self.error_rate_threshold)
 

@@ -70,7 +70,9 @@ def rfc3339nano(ts: float) -> str:
         if len(_SECONDS) > 8192:
             _SECONDS.clear()
         prefix = _SECONDS[sec] = _second(sec)
-    frac = f"{int((ts - sec) * 1e9):09d}".rstrip("0")
+    # '%d' truncates a float as int() does, minus the int object: same digits, faster (a
+    # format spec would refuse the float)
+    frac = ("%09d" % ((ts - sec) * 1e9)).rstrip("0")  # noqa: UP031
     return f"{prefix}.{frac}Z" if frac else f"{prefix}Z"
 
 

@@ -25,7 +25,7 @@ from r2act.schema import LogLine, TimeWindow, Topology
 
 BUCKET_S = 10.0
 LOCUST_PERIOD_S = 2.0
-BATCH_LINES = 5000
+BATCH_LINES = 1000
 _BY_TS = itemgetter(0)
 
 
@@ -77,6 +77,7 @@ class LogSource:
             return
         batch: list[LogLine] = []
         names = sorted(timelines)
+        silent = {name: _silent(timelines[name]) for name in names}
         for bucket in range(math.floor(start / BUCKET_S), math.floor(end / BUCKET_S) + 1):
             lo = bucket * BUCKET_S
             hi = lo + BUCKET_S
@@ -91,9 +92,7 @@ class LogSource:
                     if _clean(line, a, b) and start <= a and b + 5.0 <= end:
                         batch.extend(lines)
                     else:
-                        batch.extend(
-                            x for x in lines if start <= x.ts <= end and _running(line, x.ts)
-                        )
+                        _keep(batch, lines, start, end, silent[name])
             if len(batch) >= BATCH_LINES:
                 yield batch
                 batch = []
@@ -113,12 +112,14 @@ class LogSource:
         width = hi - lo
         if kinds and width > 0:
             cum = list(accumulate(k[0] for k in kinds))
+            renders = [k[2] for k in kinds]
             total = cum[-1]
             n = poisson(r, total * width)
             rand = r.random
-            times = sorted(lo + width * rand() for _ in range(n))
+            times = [lo + width * rand() for _ in range(n)]
+            times.sort()
             for ts in times:
-                kinds[bisect_right(cum, rand() * total)][2](ts, r, out)
+                renders[bisect_right(cum, rand() * total)](ts, r, out)
         for ts in _starts(line, lo, hi):
             startup_lines(logger, ts, out)
         if line.pod.app == self.topology.load_generator:
@@ -159,7 +160,39 @@ def _clean(line: PodTimeline, lo: float, hi: float) -> bool:
     return not any(a.start < hi and a.end > lo for a in line.faults)
 
 
-def _running(line: PodTimeline, t: float) -> bool:
-    if not line.pod.exists(t) or line.waiting(t):
-        return False
-    return not (line.faults and line.paused(t))
+def _silent(line: PodTimeline) -> list[tuple[float, float]]:
+    """Intervals [s, e) in which the container writes nothing.
+
+    Before and after the pod, while it waits out a restart back-off, and while it runs the
+    pause image of a pod-failure."""
+    pod = line.pod
+    gaps = [(-math.inf, pod.created_at), *line.crashed]
+    if pod.deleted_at is not None:
+        gaps.append((pod.deleted_at, math.inf))
+    gaps += [(a.start, a.stop + 1.0) for a in line.faults if a.fault.effect == "pod_failure"]
+    return gaps
+
+
+def _keep(
+    out: list[LogLine],
+    lines: list[LogLine],
+    start: float,
+    end: float,
+    silent: list[tuple[float, float]],
+) -> None:
+    """Append the ``lines`` (sorted by time) in [start, end] and outside ``silent``.
+
+    Sorted lines make each bound a bisection and each kept run one slice, instead of a test
+    per line."""
+    lo = bisect_left(lines, start, key=_BY_TS)
+    hi = bisect_right(lines, end, lo, key=_BY_TS)
+    cuts = sorted(
+        (bisect_left(lines, s, lo, hi, key=_BY_TS), bisect_left(lines, e, lo, hi, key=_BY_TS))
+        for s, e in silent
+    )
+    for cut_lo, cut_hi in cuts:
+        if cut_lo > lo:
+            out += lines[lo:cut_lo]
+        lo = max(lo, cut_hi)
+    if hi > lo:
+        out += lines[lo:hi]

@@ -68,6 +68,9 @@ def _keep(labels: Mapping[str, str], matchers: tuple[tuple[str, str, str], ...])
 
 
 Sample = tuple[dict[str, str], float]
+LabelKey = tuple[tuple[str, str], ...]
+_PodLabels = tuple[dict[str, str], bool, LabelKey]
+"""A pod's labels for one query, whether they pass its matchers, and their sorted items."""
 
 
 class MetricSource:
@@ -101,36 +104,56 @@ class MetricSource:
         first = math.ceil(window.start / step) * step
         steps = [first + i * step for i in range(int((window.end - first) // step) + 1)]
         steps = [t for t in steps if not any(a <= t < b for a, b in gaps)]
+        scenes = [scene_at(t) for t in steps]  # one per step, shared by every query
         for name, promql in queries.items():
             query = parse_query(promql)
             if query is None:
                 continue
-            points: dict[tuple[tuple[str, str], ...], list[tuple[float, float]]] = {}
-            for t in steps:
-                samples = self._samples(query, scene_at(t), replicas)
+            points: dict[LabelKey, list[tuple[float, float]]] = {}
+            pods: dict[str, _PodLabels] = {}
+            for t, scene in zip(steps, scenes, strict=True):
                 if query.group is not None:
-                    samples = _sum(samples, query.group)
-                for labels, value in samples:
-                    if query.group is None and not _keep(labels, query.matchers):
-                        continue
-                    key = tuple(sorted(labels.items()))
-                    points.setdefault(key, []).append((t, value))
+                    samples = _sum(self._samples(query, scene, replicas, pods), query.group)
+                    for labels, value in samples:
+                        points.setdefault(tuple(sorted(labels.items())), []).append((t, value))
+                    continue
+                for labels, value in self._samples(query, scene, replicas, pods):
+                    known = pods.get(labels.get("pod", ""))
+                    if known is not None and known[0] is labels:  # a pod's own labels
+                        keep, key = known[1], known[2]
+                    else:
+                        keep, key = _keep(labels, query.matchers), tuple(sorted(labels.items()))
+                    if keep:
+                        points.setdefault(key, []).append((t, value))
             for key, values in points.items():
                 yield MetricSeries(name, dict(key), values)
 
-    def _samples(self, query: Query, scene: Scene, replicas: Mapping[str, int]) -> list[Sample]:
+    def _samples(
+        self,
+        query: Query,
+        scene: Scene,
+        replicas: Mapping[str, int],
+        pods: dict[str, _PodLabels],
+    ) -> list[Sample]:
+        """Every pod's value at ``scene.t``; ``pods`` caches each pod's labels for the query."""
         metric, t = query.metric, scene.t
         if metric.startswith("kube_deployment_"):
             return self._deployment(metric, scene, replicas)
         out: list[Sample] = []
+        counter = metric.endswith("_total") and not query.rate
         for line in scene.timelines.values():
             pod = line.pod
             if not pod.exists(t) or t < pod.created_at + 5.0:
                 continue
-            labels = {"namespace": self.namespace, "pod": pod.name}
-            if not metric.startswith("container_network_"):
-                labels["container"] = self.container.get(pod.app, "server")
-            if query.group is not None and not _keep(labels, query.matchers):
+            known = pods.get(pod.name)
+            if known is None:
+                labels = {"namespace": self.namespace, "pod": pod.name}
+                if not metric.startswith("container_network_"):
+                    labels["container"] = self.container.get(pod.app, "server")
+                keep = _keep(labels, query.matchers)
+                known = pods[pod.name] = (labels, keep, tuple(sorted(labels.items())))
+            labels, keep = known[0], known[1]
+            if query.group is not None and not keep:
                 continue
             value = self._pod_value(metric, query.rate, line, scene, labels)
             if value is None:
@@ -138,7 +161,6 @@ class MetricSource:
             if isinstance(value, list):
                 out.extend(value)
             else:
-                counter = metric.endswith("_total") and not query.rate
                 noise = 1.0 if counter else self._noise(metric, pod.name, t)
                 out.append((labels, value * noise))
         return out

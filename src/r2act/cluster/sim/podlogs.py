@@ -33,6 +33,7 @@ Render = Callable[[float, random.Random, list[LogLine]], None]
 Kind = tuple[float, int, Render]
 """(events per second, lines per event, renderer)."""
 
+N_PRODUCTS = len(PRODUCTS)
 ABANDONED = 0.002
 """Share of requests whose user gives up mid-request: background 'context canceled' noise."""
 
@@ -155,7 +156,7 @@ class PodLogger:
 
     def _path(self, path: str, r: random.Random) -> str:
         if path.endswith("*"):
-            return path[:-1] + PRODUCTS[int(r.random() * len(PRODUCTS))]
+            return path[:-1] + PRODUCTS[int(r.random() * N_PRODUCTS)]
         return path
 
     def _request(
@@ -196,15 +197,21 @@ class PodLogger:
         pod, container, app = self.pod, self.container, self.app
         n_sessions = len(sessions)
         mean = base + extra_ms
+        product_page = route_path[:-1] if route_path.endswith("*") else None
+        failed = status >= 400
 
         def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-            rid, path = uuid_text(r), self._path(route_path, r)
-            session = sessions[int(r.random() * n_sessions)]
+            rand = r.random
+            rid = uuid_text(r)
+            path = route_path
+            if product_page is not None:  # same draw as _path, without the call
+                path = product_page + PRODUCTS[int(rand() * N_PRODUCTS)]
+            session = sessions[int(rand() * n_sessions)]
             # lognormal(0, 0.35) via an Irwin-Hall normal: three uniforms are cheaper
-            took = mean * exp(0.7 * (r.random() + r.random() + r.random() - 1.5))
+            took = mean * exp(0.7 * (rand() + rand() + rand() - 1.5))
             end = ts + took / 1000.0
             mid = ts + took / 2000.0
-            size = 0 if status >= 400 else 7000 + int(r.random() * 6000)
+            size = 0 if failed else 7000 + int(rand() * 6000)
             out += (
                 new(
                     LogLine,

@@ -55,6 +55,17 @@ def _static(logger: PodLogger, lines: list[tuple[str, str]]) -> Render:
             out.append(new(LogLine, (ts, pod, container, app, fill(template, ts))))
 
         return single
+    if len(fills) == 2:  # the common case (currency, shipping): no loop
+        (fill0, template0), (fill1, template1) = fills
+
+        def pair(ts: float, r: random.Random, out: list[LogLine]) -> None:
+            t = ts + 0.0007
+            out += (
+                new(LogLine, (ts, pod, container, app, fill0(template0, ts))),
+                new(LogLine, (t, pod, container, app, fill1(template1, t))),
+            )
+
+        return pair
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         for i, (fill, template) in enumerate(fills):
@@ -133,10 +144,10 @@ def _payment(logger: PodLogger, name: str) -> Render:
             f'\\"nanos\\":{cents}0000000}},\\"credit_card\\":{{\\"credit_card_number\\":'
             '\\"4432-8015-6152-0454\\",\\"credit_card_cvv\\":672}}'
         )
-        out.append(LogLine(ts, pod, container, app, invoked % (int(ts * 1000), request)))
+        out.append(new(LogLine, (ts, pod, container, app, invoked % (int(ts * 1000), request))))
         t = ts + 0.001
         amount = f"USD{units}.{cents:02d}"
-        out.append(LogLine(t, pod, container, app, done % (int(t * 1000), amount)))
+        out.append(new(LogLine, (t, pod, container, app, done % (int(t * 1000), amount))))
 
     return render
 
@@ -159,7 +170,7 @@ def _recommend(logger: PodLogger) -> Render:
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         first = int(r.random() * len(PRODUCTS))
         ids = _RECOMMENDED[first]
-        out.append(LogLine(ts, pod, container, app, template % (ts, ids)))
+        out.append(new(LogLine, (ts, pod, container, app, template % (ts, ids))))
 
     return render
 
@@ -173,11 +184,13 @@ def _checkout(logger: PodLogger) -> Render:
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         user = logger.sessions[int(r.random() * len(logger.sessions))]
         currency = CURRENCIES[int(r.random() * len(CURRENCIES))]
-        out.append(LogLine(ts, pod, container, app, place % (user, currency, rfc3339nano(ts))))
+        out.append(
+            new(LogLine, (ts, pod, container, app, place % (user, currency, rfc3339nano(ts))))
+        )
         t = ts + 0.02
-        out.append(LogLine(t, pod, container, app, paid % (uuid_text(r), rfc3339nano(t))))
+        out.append(new(LogLine, (t, pod, container, app, paid % (uuid_text(r), rfc3339nano(t)))))
         t += 0.01
-        out.append(LogLine(t, pod, container, app, sent % rfc3339nano(t)))
+        out.append(new(LogLine, (t, pod, container, app, sent % rfc3339nano(t))))
 
     return render
 
@@ -190,25 +203,32 @@ def _ads(logger: PodLogger) -> Render:
         sec = int(ts)
         word = CONTEXT_WORDS[int(r.random() * len(CONTEXT_WORDS))]
         line = template % (sec, int((ts - sec) * 1e9), word, iso_millis(ts))
-        out.append(LogLine(ts, pod, container, app, line))
+        out.append(new(LogLine, (ts, pod, container, app, line)))
 
     return render
 
 
 def _cart(logger: PodLogger, op: str) -> Render:
-    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        user = logger.sessions[int(r.random() * len(logger.sessions))]
-        if op == "AddItem":
+    pod, container, app = logger.pod, logger.container, logger.app
+    sessions = logger.sessions
+    n_sessions = len(sessions)
+    if op == "AddItem":
+
+        def add(ts: float, r: random.Random, out: list[LogLine]) -> None:
+            user = sessions[int(r.random() * n_sessions)]
             product = PRODUCTS[int(r.random() * len(PRODUCTS))]
             quantity = 1 + int(r.random() * 5)
             text = (
                 f"AddItemAsync called with userId={user}, productId={product}, quantity={quantity}"
             )
-        elif op == "EmptyCart":
-            text = f"EmptyCartAsync called with userId={user}"
-        else:
-            text = f"GetCartAsync called with userId={user}"
-        out.append(LogLine(ts, logger.pod, logger.container, logger.app, text))
+            out.append(new(LogLine, (ts, pod, container, app, text)))
+
+        return add
+    method = "EmptyCartAsync" if op == "EmptyCart" else "GetCartAsync"
+
+    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        user = sessions[int(r.random() * n_sessions)]
+        out.append(new(LogLine, (ts, pod, container, app, f"{method} called with userId={user}")))
 
     return render
 
@@ -303,6 +323,11 @@ def locust_table(
     ]
     pod, container, app = logger.pod, logger.container, logger.app
     rate_all = sum(r[2] for r in rows)
+    # Per route, only the counters change from tick to tick: the row's ends are made once.
+    fixed = [
+        (rate, rate * fail, latency, *_row_ends(method, name, latency, rate, fail))
+        for method, name, rate, fail, latency in rows
+    ]
     for ts in ticks:
         elapsed = max(1.0, ts - started)
         since = scene.disturbed_since
@@ -310,15 +335,14 @@ def locust_table(
         text = [_HEADER, _SEP]
         total_reqs = total_fails = 0
         weighted = 0.0
-        for method, name, rate, fail, latency in rows:
+        for rate, rate_fail, latency, prefix, suffix in fixed:
             reqs = int(rate * elapsed)
-            fails = int(rate * fail * failing_for)
+            fails = int(rate_fail * failing_for)
             total_reqs += reqs
             total_fails += fails
             weighted += latency * reqs
-            text.append(
-                _row(method, name, reqs=reqs, fails=fails, latency=latency, rate=rate, fail=fail)
-            )
+            pct = 100.0 * fails / reqs if reqs else 0.0
+            text.append(f"{prefix}{reqs:>7d} {fails:>5d}({pct:.2f}%){suffix}")
         text.append(_SEP)
         avg = weighted / total_reqs if total_reqs else 0.0
         fail_all = total_fails / total_reqs if total_reqs else 0.0
@@ -354,6 +378,13 @@ _SUFFIX: dict[tuple[int, float, float], str] = {}
 def _row(
     method: str, name: str, *, reqs: int, fails: int, latency: float, rate: float, fail: float
 ) -> str:
+    prefix, suffix = _row_ends(method, name, latency, rate, fail)
+    pct = 100.0 * fails / reqs if reqs else 0.0
+    return f"{prefix}{reqs:>7d} {fails:>5d}({pct:.2f}%){suffix}"
+
+
+def _row_ends(method: str, name: str, latency: float, rate: float, fail: float) -> tuple[str, str]:
+    """The parts of a stats row around its counters: name columns, latency and rate columns."""
     prefix = _PREFIX.get((method, name))
     if prefix is None:
         prefix = _PREFIX[(method, name)] = f"{method:<8} {name:<76} "
@@ -367,8 +398,7 @@ def _row(
         suffix = _SUFFIX[key] = (
             f" | {lat:>6d} {low:>7d} {lat * 4:>7d} {lat:>6d} | {key[1]:>7.2f} {key[2]:>11.2f}"
         )
-    pct = 100.0 * fails / reqs if reqs else 0.0
-    return f"{prefix}{reqs:>7d} {fails:>5d}({pct:.2f}%){suffix}"
+    return prefix, suffix
 
 
 def _user_error(scene: Scene, scope: str, path: str) -> str:
