@@ -51,7 +51,12 @@ class TaxonomySummary(_Model):
     invalid: int = Field(description="Incidents whose plan is not valid (missing ones included).")
     categories: dict[str, int] = Field(description="Count per category, precedence order.")
     details: dict[str, int] = Field(description="Count per finer reason.")
-    placements: dict[str, int] = Field(description="Wrong targets per call-graph placement.")
+    placements: dict[str, int] = Field(
+        description=(
+            "Invalid plans whose target is not a valid one, per call-graph placement "
+            "(orthogonal to the category)."
+        )
+    )
 
 
 class MethodReport(_Model):
@@ -133,7 +138,7 @@ def to_markdown(report: EvaluationReport) -> str:
         out += ["", f"### Error taxonomy ({tax.invalid} invalid plans)", ""]
         out += _table(["Category", "Count"], [[k, str(v)] for k, v in tax.categories.items()])
         if tax.placements:
-            out += ["", "Wrong targets on the call graph:", ""]
+            out += ["", "Off-target plans by call-graph placement (any category):", ""]
             out += _table(["Placement", "Count"], [[k, str(v)] for k, v in tax.placements.items()])
         if method.parse.issues_by_kind:
             kinds = ", ".join(f"{k}: {v}" for k, v in sorted(method.parse.issues_by_kind.items()))

@@ -118,7 +118,10 @@ def details(method: MethodReport, width: int = 200) -> RenderableType:
     parts.append(Text(f"Invalid plans: {tax.invalid} ({line})"))
     if tax.placements:
         parts.append(
-            Text("Wrong targets: " + ", ".join(f"{k} {v}" for k, v in tax.placements.items()))
+            Text(
+                "Off-target plans by call-graph placement (any category): "
+                + ", ".join(f"{k} {v}" for k, v in tax.placements.items())
+            )
         )
     parts.append(notes(method))
     return Group(*parts)
