@@ -13,7 +13,12 @@ command -v kind >/dev/null 2>&1 || {
   exit 1
 }
 
-if ! kind get clusters 2>/dev/null | grep -qx "$KIND_CLUSTER_NAME"; then
+# A failing `kind get clusters` (Docker stopped) must not read as "no cluster".
+if ! clusters="$(kind get clusters 2>&1)"; then
+  printf 'error: kind cannot list clusters (is Docker running?): %s\n' "$clusters" >&2
+  exit 1
+fi
+if ! grep -qx "$KIND_CLUSTER_NAME" <<<"$clusters"; then
   echo "no kind cluster named ${KIND_CLUSTER_NAME}; nothing to do"
   exit 0
 fi

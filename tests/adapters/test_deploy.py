@@ -92,3 +92,27 @@ def test_kind_demo_campaign_targets_the_kind_namespace() -> None:
         manifest.namespace,
         None,
     }
+
+
+@pytest.mark.parametrize(
+    ("kind_script", "code", "says"),
+    [
+        ("echo 'ERROR: failed to list clusters' >&2; exit 1", 1, "is Docker running?"),
+        ("echo 'No kind clusters found.' >&2; exit 0", 0, "nothing to do"),
+    ],
+)
+def test_down_tells_a_failing_kind_from_a_missing_cluster(
+    tmp_path: Path, kind_script: str, code: int, says: str
+) -> None:
+    fake = tmp_path / "kind"
+    fake.write_text(f"#!/bin/sh\n{kind_script}\n")
+    fake.chmod(0o755)
+    done = subprocess.run(
+        [str(DEPLOY / "kind" / "down.sh")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": f"{tmp_path}:/usr/bin:/bin"},
+    )
+    assert done.returncode == code, done.stdout + done.stderr
+    assert says in done.stdout + done.stderr

@@ -209,13 +209,21 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         "",
         "```python",
         "import r2act.datasets",
-        'ds = r2act.datasets.load("path/to/dataset", view="logs+events")',
-        "ds.records[0].gold_plan      # typed BenchmarkRecord",
-        "ds.logs[ds.logs.incident_id == ds.records[0].incident_id]   # pandas DataFrame",
+        'records = r2act.datasets.load_records("path/to/dataset")   # typed BenchmarkRecords',
+        "records[0].gold_plan",
+        "one = [records[0].incident_id]",
+        'ds = r2act.datasets.load("path/to/dataset", view="logs+events", incidents=one)',
+        "ds.logs      # pandas DataFrame: that incident's log lines (ds.events: its events)",
         "```",
         "",
+        "Without `incidents=`, `load` reads every log line of the view into memory "
+        f"({comp.log_records.total:,} here; about 0.5 GiB per million). To visit every "
+        "incident with one incident's observations in memory, iterate "
+        '`r2act.baselines.DatasetReader("path/to/dataset", view="full").cases()`.',
+        "",
         'Or without r2act: `pandas.read_parquet("observations/logs.parquet")` and '
-        '`pandas.read_json("incidents.jsonl", lines=True)`. Check integrity with '
+        '`pandas.read_json("incidents.jsonl", lines=True, dtype=False)` (without `dtype=False` '
+        'pandas turns `schema_version` "1.0" into a float). Check integrity with '
         "`r2act dataset validate DIR`.",
         "",
         "## How it was built",
@@ -240,7 +248,7 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         "- The Hugging Face configs are one per table (`incidents`, `logs`, `events`, "
         "`metrics`, `state`, each a single `test` split) because the tables differ in format "
         "and columns; `load_dataset` loads one table at a time, so join them on "
-        "`incident_id` yourself (`r2act.datasets.load` does this for a whole view).",
+        "`incident_id` yourself (`r2act.datasets.load` reads every table of a view at once).",
         "- Incidents without an observable effect or a verified recovery are left out, which "
         "under-represents subtle faults (see audit_trail.jsonl).",
         "- Incident ids follow the `<system>_<service>_<fault>_<intensity>_rNN` convention and "

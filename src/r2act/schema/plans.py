@@ -41,7 +41,13 @@ Scope = Annotated[
 ]
 MemoryQuantity = Annotated[
     str,
-    Field(max_length=16, description="A Kubernetes memory quantity such as '256Mi'."),
+    Field(
+        max_length=16,
+        description="A Kubernetes memory quantity such as '256Mi'.",
+        # For the JSON Schema only: Python checks with memory_bytes, whose message says how
+        # to write a quantity (a pydantic pattern would replace it with the regex).
+        json_schema_extra={"pattern": r"^0*[1-9][0-9]*(Ki|Mi|Gi|Ti|k|M|G|T)?$"},
+    ),
 ]
 
 
