@@ -101,8 +101,8 @@ def _check_resumable(
         if changed:
             were = ", ".join(f"{k} {recorded.get(k)} -> {wanted[k]}" for k in changed)
             raise DataError(
-                f"{out_dir}: was replayed with other settings ({were}); pass another --out "
-                "or the same settings to resume"
+                f"{out_dir}: was replayed with other settings ({were}); pass another --out, "
+                f"the same settings to resume, or remove {out_dir} to start over"
             )
     for outcome in previous:
         parsed = predictions.predictions.get(outcome.incident_id)
@@ -114,7 +114,7 @@ def _check_resumable(
             raise DataError(
                 f"{out_dir / OUTCOMES_FILE}: the outcome of {outcome.incident_id} is for "
                 f"another plan than {predictions.source} gives (another predictions file?); "
-                "pass another --out"
+                f"pass another --out, or remove {out_dir} to start over"
             )
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
