@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 
 import typer
@@ -22,6 +24,19 @@ state = CliState()
 # can be grepped and the one-line error contract holds for long paths.
 console = Console(soft_wrap=True)
 console_err = Console(stderr=True, soft_wrap=True)
+
+PIPE_WIDTH = 160
+"""Width of wide tables written to a file or pipe. Those have no width of their own, and at
+rich's assumed 80 columns the evaluation table would drop its confidence intervals from
+exactly the logs that get archived."""
+
+
+def table_console() -> Console:
+    """``console`` on a terminal or with ``COLUMNS`` set; else one ``PIPE_WIDTH`` wide."""
+    if console.is_terminal or os.environ.get("COLUMNS"):
+        return console
+    return Console(file=sys.stdout, width=PIPE_WIDTH, soft_wrap=True)
+
 
 app = typer.Typer(
     name="r2act",

@@ -22,7 +22,7 @@ import typer
 
 from r2act.cli._choices import DEFAULT_REPLICATES, DEFAULT_SEED
 from r2act.cli._datasets import dataset_dir
-from r2act.cli.app import app, console, console_err
+from r2act.cli.app import app, console, console_err, table_console
 from r2act.errors import DataError
 
 if TYPE_CHECKING:
@@ -166,11 +166,10 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
             seed=seed,
             replicates=replicates,
         )
-    console.print(tables.methods_table(report, width=console.width))
+    out = table_console()
+    out.print(tables.methods_table(report, width=out.width))
     for method in report.methods:  # parse issues and warnings show even with --no-details
-        console.print(
-            tables.details(method, width=console.width) if details else tables.notes(method)
-        )
+        out.print(tables.details(method, width=out.width) if details else tables.notes(method))
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {warning.code}: ", end="")
         console.print(warning.message, markup=False, highlight=False)

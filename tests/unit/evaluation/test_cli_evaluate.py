@@ -252,3 +252,18 @@ def test_replicates_too_large_for_memory_is_one_line_exit_2(
         result = run(*args, "--dataset", str(dataset), "--replicates", "99999999")
         assert isinstance(result.exception, DataError), result.output
         assert str(result.exception).startswith("--replicates 99999999: not enough memory")
+
+
+def test_piped_output_keeps_the_intervals_and_a_set_columns_is_obeyed(
+    dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    preds = write(tmp_path / "p.jsonl", [pred(r) for r in RECORDS])
+    args = ("evaluate", str(preds), "--dataset", str(dataset), "--replicates", "200")
+    monkeypatch.delenv("COLUMNS", raising=False)
+    piped = run(*args)  # CliRunner's output is not a terminal: like `| tee log`
+    assert piped.exit_code == 0, piped.output
+    assert "terminal too narrow" not in piped.output
+    assert "[1.00,1.00]" in piped.output
+    monkeypatch.setenv("COLUMNS", "60")
+    narrow = run(*args)
+    assert "terminal too narrow for the intervals" in narrow.output
