@@ -71,6 +71,7 @@ def _commands() -> Iterator[tuple[list[str], Any]]:
 
 
 def _help(path: list[str]) -> str:
+    _register_commands()  # whatever ran before in this worker, every verb is there
     result = CliRunner().invoke(app, [*path, "--help"], env=WIDE)
     assert result.exit_code == 0, (path, result.output)
     return result.output
