@@ -164,7 +164,8 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     """Re-inject each incident's fault, apply the predicted plan, and watch health recover.
 
     Plans outside the incident's action space are refused, never executed. Resumable:
-    outcomes already in OUT/replay.jsonl (for the same plans and settings) are kept.
+    outcomes already in OUT/replay.jsonl (for the same plans and settings) are kept. Exit
+    code 1 when cluster errors left some predictions unjudged, 2 on bad input.
 
     Example: [bold]r2act replay rule.jsonl --window 75[/]
     """
@@ -235,6 +236,13 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
         f"{report.no_effect}, errors {report.errors}; report: {out_dir}/report.md",
         highlight=False,
     )
+    if report.errors:  # the cluster, not the plan, failed: the run is not a full verdict
+        console_err.print(
+            f"{report.errors} predictions could not be judged because of cluster errors "
+            f"(each outcome's error is in {out_dir}/replay.jsonl)",
+            highlight=False,
+        )
+        raise typer.Exit(1)
 
 
 def _dry_run(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from r2act.actions import is_valid
 from r2act.campaigns import render_chaos
@@ -126,14 +126,22 @@ def wait_healthy(cluster: Cluster, timeout_s: float, interval_s: float) -> bool:
 
 
 def _confirm_effect(
-    cluster: Cluster, ref_status: Callable[[], bool], settings: ReplaySettings
-) -> bool:
+    cluster: Cluster, injected: Callable[[], bool], settings: ReplaySettings
+) -> Literal["effect", "healthy", "not_injected"]:
+    """Wait for the re-injected fault to hurt: 'effect'; in place but harmless: 'healthy'.
+
+    'not_injected' when the chaos status never confirmed the fault: that is a failure of
+    the cluster, not a finding about the label, and must not be reported as one.
+    """
     deadline = cluster.clock.now() + settings.confirm_timeout_s
+    in_place = False
     while cluster.clock.now() <= deadline:
-        if ref_status() and not cluster.health().healthy:
-            return True
+        if injected():
+            in_place = True
+            if not cluster.health().healthy:
+                return "effect"
         cluster.clock.sleep(settings.probe_interval_s)
-    return False
+    return "healthy" if in_place else "not_injected"
 
 
 def _health_window(cluster: Cluster, settings: ReplaySettings) -> float | None:
@@ -225,11 +233,17 @@ def replay_one(
         guard.arm(ref)
     try:
         ref = calls.run("inject", lambda: cluster.inject(chaos), lambda r: r.name)
-        confirmed = _confirm_effect(
+        seen = _confirm_effect(
             cluster, lambda: cluster.chaos_status(ref).injected(cluster.pod_names()), settings
         )
+        confirmed = seen == "effect"
         calls.note("confirm_effect", confirmed)
-        if confirmed:
+        if seen == "not_injected":
+            error = (
+                f"the fault was never injected (its chaos status did not confirm it within "
+                f"{settings.confirm_timeout_s:g} s); the plan was not applied"
+            )
+        elif confirmed:
             effect = calls.run(
                 "apply_plan",
                 lambda: cluster.apply_plan(plan),

@@ -142,3 +142,19 @@ def test_the_per_fault_table_keeps_every_digit_on_a_narrow_terminal(width: int) 
     text = console.export_text()
     assert "…" not in text and "1.000" in text and "memory_pressure" in text
     assert max(len(line.rstrip()) for line in text.splitlines()) <= width
+
+
+def test_cluster_errors_leave_predictions_unjudged_and_exit_1(
+    records: list[BenchmarkRecord], tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.yaml"  # a simulated target on which every injection fails
+    broken.write_text(
+        "name: broken\nsystem: onlineboutique\n"
+        "target: {kind: sim, seed: 3, glitches: {injection_failure: 1.0}}\n"
+        "services: [cartservice]\nfaults: [{type: pod_failure}]\n"
+    )
+    gold = _write(tmp_path / "gold.jsonl", _gold(records))
+    result = _run(str(gold), "--dataset", str(tmp_path / "dataset"), "--target", str(broken))
+    assert result.exit_code == 1, result.output
+    assert f"errors {len(records)}" in result.output
+    assert "could not be judged because of cluster errors" in result.output
