@@ -239,7 +239,8 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     if report.errors:  # the cluster, not the plan, failed: the run is not a full verdict
         console_err.print(
             f"{report.errors} predictions could not be judged because of cluster errors "
-            f"(each outcome's error is in {out_dir}/replay.jsonl)",
+            f"(each outcome's error is in {out_dir}/replay.jsonl); rerun the same command "
+            "to try them again (judged ones are kept)",
             highlight=False,
         )
         raise typer.Exit(1)

@@ -2,7 +2,9 @@
 
 ``replay.jsonl`` is appended one line per finished prediction (flushed and fsynced), so an
 interrupted replay loses at most the prediction in flight — whose fault and plan side
-effects the runner has already undone — and a rerun skips every id already in the file.
+effects the runner has already undone — and a rerun skips every id already in the file,
+except those whose outcome is an error (the cluster failed, not the plan): those are tried
+again and their new outcome appended; the last line per incident is the one that counts.
 
 A rerun reuses an outcome only if it answers the same question: ``settings.json`` records
 the settings of the first run, and each kept outcome must carry the plan and method the
@@ -46,7 +48,7 @@ class ReplayRun:
 
 
 def load_outcomes(path: Path) -> list[ReplayOutcome]:
-    """Outcomes already written; a torn last line (crash mid-write) is dropped."""
+    """Outcomes already written, the last per incident; a torn last line is dropped."""
     if not path.exists():
         return []
     outcomes: list[ReplayOutcome] = []
@@ -62,7 +64,8 @@ def load_outcomes(path: Path) -> list[ReplayOutcome]:
                         f"{path}:{number}: not a replay outcome ({error.error_count()} errors); "
                         "move the file aside or pass another --out"
                     ) from None
-    return outcomes
+    latest = {o.incident_id: o for o in outcomes}  # a retried prediction: its last outcome
+    return list(latest.values())
 
 
 def request_of(parsed: ParsedPrediction) -> ReplayRequest:
@@ -154,7 +157,10 @@ def run_replay(
         if incident in predictions.predictions and (not only or incident in only)
     ]
     wanted = set(selected)
-    run = ReplayRun(outcomes=[o for o in previous if o.incident_id in wanted])
+    # an error outcome is the cluster's failure, not a verdict: a rerun tries it again
+    run = ReplayRun(
+        outcomes=[o for o in previous if o.incident_id in wanted and o.status != "error"]
+    )
     done = {o.incident_id for o in run.outcomes}
     run.resumed = len(done)
     run.unknown_ids = sorted(i for i in predictions.predictions if i not in records)

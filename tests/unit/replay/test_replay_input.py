@@ -158,3 +158,17 @@ def test_cluster_errors_leave_predictions_unjudged_and_exit_1(
     assert result.exit_code == 1, result.output
     assert f"errors {len(records)}" in result.output
     assert "could not be judged because of cluster errors" in result.output
+    lines = (tmp_path / "replay" / "gold" / "replay.jsonl").read_text().splitlines()
+    assert len(lines) == len(records)
+    again = _run(str(gold), "--dataset", str(tmp_path / "dataset"), "--target", str(broken))
+    assert again.exit_code == 1, again.output  # the errors are tried again, not kept
+    assert "resumed" not in again.output
+    lines = (tmp_path / "replay" / "gold" / "replay.jsonl").read_text().splitlines()
+    assert len(lines) == 2 * len(records)  # appended; the last line per incident counts
+    assert f"errors {len(records)}" in again.output
+    fixed = _run(str(gold), "--dataset", str(tmp_path / "dataset"))  # a working cluster
+    assert fixed.exit_code == 0, fixed.output
+    report = json.loads((tmp_path / "replay" / "gold" / "report.json").read_text())
+    assert report["errors"] == 0
+    planned = next(row["planned"] for row in report["rows"] if row["fault_type"] == "all")
+    assert planned + report["no_effect"] == len(records)  # each incident counted once
