@@ -77,7 +77,7 @@ class LogSource:
             return
         batch: list[LogLine] = []
         names = sorted(timelines)
-        silent = {name: _silent(timelines[name]) for name in names}
+        silent = {name: timelines[name].silent() for name in names}
         for bucket in range(math.floor(start / BUCKET_S), math.floor(end / BUCKET_S) + 1):
             lo = bucket * BUCKET_S
             hi = lo + BUCKET_S
@@ -158,19 +158,6 @@ def _clean(line: PodTimeline, lo: float, hi: float) -> bool:
     if pod.created_at > lo or (pod.deleted_at is not None and pod.deleted_at < hi):
         return False
     return not any(a.start < hi and a.end > lo for a in line.faults)
-
-
-def _silent(line: PodTimeline) -> list[tuple[float, float]]:
-    """Intervals [s, e) in which the container writes nothing.
-
-    Before and after the pod, while it waits out a restart back-off, and while it runs the
-    pause image of a pod-failure."""
-    pod = line.pod
-    gaps = [(-math.inf, pod.created_at), *line.crashed]
-    if pod.deleted_at is not None:
-        gaps.append((pod.deleted_at, math.inf))
-    gaps += [(a.start, a.stop + 1.0) for a in line.faults if a.fault.effect == "pod_failure"]
-    return gaps
 
 
 def _keep(

@@ -17,6 +17,7 @@ Everything is a pure function of the pod and its faults, so it is computed on de
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from r2act.cluster.sim.chaos import Fault, parse_chaos
@@ -91,9 +92,19 @@ class PodTimeline:
 
     def paused(self, t: float) -> bool:
         """Running the pause image of a pod-failure (no output of its own)."""
-        return any(
-            a.fault.effect == "pod_failure" and a.start <= t < a.stop + 1.0 for a in self.faults
-        )
+        return any(s <= t < e for s, e in self.pauses())
+
+    def pauses(self) -> list[tuple[float, float]]:
+        """Intervals [s, e) running the pause image: a pod-failure and the second after it."""
+        return [(a.start, a.stop + 1.0) for a in self.faults if a.fault.effect == "pod_failure"]
+
+    def silent(self) -> list[tuple[float, float]]:
+        """Intervals [s, e) in which the container writes nothing: before and after the
+        pod exists, while it waits out a restart back-off, and while it is paused."""
+        gaps = [(-math.inf, self.pod.created_at), *self.crashed, *self.pauses()]
+        if self.pod.deleted_at is not None:
+            gaps.append((self.pod.deleted_at, math.inf))
+        return gaps
 
     def active(self, t: float, effect: str) -> list[ActiveFault]:
         """Faults of one effect acting on the pod at ``t``."""
