@@ -76,10 +76,6 @@ def request_of(parsed: ParsedPrediction) -> ReplayRequest:
     return ReplayRequest(plan=parsed.plan, plan_problem=problem, method=parsed.method)
 
 
-def _settings_json(settings: ReplaySettings) -> dict[str, object]:
-    return dataclasses.asdict(settings)
-
-
 def _check_resumable(
     out_dir: Path,
     previous: Sequence[ReplayOutcome],
@@ -92,7 +88,7 @@ def _check_resumable(
     existed).
     """
     path = out_dir / SETTINGS_FILE
-    wanted = _settings_json(settings)
+    wanted = dataclasses.asdict(settings)
     if path.is_file():
         try:
             recorded = json.loads(path.read_text(encoding="utf-8"))
