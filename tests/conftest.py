@@ -1,18 +1,64 @@
-"""Shared test options and fixtures.
+"""Shared test options and fixtures, and the end-of-run note on what was skipped.
 
 ``--with-e2e`` enables tests that need a kind cluster made by ``deploy/kind/up.sh``.
 ``reference_dir`` is ``../shared/reference`` (upstream Chaos Mesh CRDs and Online Boutique
-manifests); tests that need it skip with a reason when it is absent.
+manifests) or ``R2ACT_REFERENCE_DIR``; tests that need it skip with a reason when it is
+absent. A plain clone has neither, so a run ends with a section that counts the skipped
+tests per group and says how to enable each group: otherwise a green run on a plain clone
+reads as if every check had run.
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+pytest_plugins = ("pytester",)  # for the test of the skip summary below
+
+
+@dataclass(frozen=True)
+class SkipGroup:
+    """Skipped tests recognised by a phrase of their skip reason, and how to enable them."""
+
+    name: str
+    phrase: str
+    enable: str
+
+
+E2E_REASON = "needs a kind cluster; run with --with-e2e"
+REFERENCE_REASON = (
+    "the upstream reference files (../shared/reference) are not available; set R2ACT_REFERENCE_DIR"
+)
+SKIP_GROUPS = (
+    SkipGroup(
+        "e2e (kind cluster)",
+        "--with-e2e",
+        "create the cluster with deploy/kind/up.sh, then run ./scripts/test --with-e2e",
+    ),
+    SkipGroup(
+        "upstream reference files",
+        "R2ACT_REFERENCE_DIR",
+        "R2ACT_REFERENCE_DIR=/path/to/reference ./scripts/test (a directory holding "
+        "online-boutique/kubernetes-manifests.yaml of v0.10.6 and chaos-mesh-crds/ of 2.8.3)",
+    ),
+    SkipGroup(
+        "Prometheus server",
+        "prometheus/promtool not installed",
+        "install the prometheus and promtool binaries (Debian package 'prometheus'; "
+        "./scripts/test installs it when run as root)",
+    ),
+    SkipGroup(
+        "shellcheck",
+        "shellcheck not installed",
+        "install shellcheck (Debian package 'shellcheck')",
+    ),
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -27,10 +73,45 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("--with-e2e"):
         return
-    skip = pytest.mark.skip(reason="needs a kind cluster; run with --with-e2e")
+    skip = pytest.mark.skip(reason=E2E_REASON)
     for item in items:
         if "e2e" in item.keywords:
             item.add_marker(skip)
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    """The reason of a skipped report; pytest stores it as (path, line, 'Skipped: why')."""
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def skipped_groups(reports: list[pytest.TestReport]) -> list[tuple[str, int, str | None]]:
+    """(group, skipped tests, how to enable) per group with skips; other reasons as they are."""
+    counts: Counter[str] = Counter()
+    hints: dict[str, str | None] = {}
+    for report in reports:
+        reason = _skip_reason(report)
+        group = next((g for g in SKIP_GROUPS if g.phrase in reason), None)
+        name = group.name if group else reason
+        counts[name] += 1
+        hints[name] = group.enable if group else None
+    order = [g.name for g in SKIP_GROUPS]
+    names = sorted(counts, key=lambda n: (order.index(n) if n in order else len(order), n))
+    return [(name, counts[name], hints[name]) for name in names]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say which groups of tests did not run and how to run them."""
+    reports = [r for r in terminalreporter.stats.get("skipped", []) if r.skipped]
+    groups = skipped_groups(reports)
+    if not groups:
+        return
+    terminalreporter.section("skipped groups")
+    for name, count, enable in groups:
+        tests = "test" if count == 1 else "tests"
+        how = f"; to run them: {enable}" if enable else ""
+        terminalreporter.write_line(f"{name}: {count} {tests} skipped{how}")
 
 
 def _reference_dir() -> Path | None:
@@ -46,7 +127,7 @@ def reference_dir() -> Path:
     """The upstream reference artifacts; skips the test when they are not available."""
     found = _reference_dir()
     if found is None:
-        pytest.skip("../shared/reference is not available (set R2ACT_REFERENCE_DIR)")
+        pytest.skip(REFERENCE_REASON)
     return found
 
 
