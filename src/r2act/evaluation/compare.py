@@ -13,6 +13,10 @@ section 3.4 of the audit paper, for methods A and B and stratum s with n_s incid
   Δ_s = 0 — the point-estimate counts of the audit's section 7.1 ("3/0/1 of 4", where the
   one loss is then qualified by its CI). Whether a stratum's CI excludes 0 is reported
   alongside (``ci_excludes_zero``). The *worst* stratum is the one with the worst Δ_s for A.
+- A stratum of fewer than SMALL_N incidents is too small for a percentile bootstrap (with
+  one incident every replicate equals Δ_s and the interval is a point): it gets Newcombe's
+  paired score interval instead, ``small_n`` is set and ``ci_excludes_zero`` is None, so
+  no such stratum is ever reported as a difference the data support.
 - margin = |Δ̄|; spread = sample standard deviation of the Δ_s (None when k < 2).
 
 Each metric also gets the one-line summary of the audit's section 7.1. VC and EC are not
@@ -42,9 +46,16 @@ from r2act.evaluation.bootstrap import (
 )
 from r2act.evaluation.evaluate import strata_of, unique_names
 from r2act.evaluation.integrity import check_file, identical_files
+from r2act.evaluation.intervals import SMALL_N, newcombe_paired
 from r2act.evaluation.metrics import RATE_METRICS, Estimate, MetricDef
 from r2act.evaluation.predictions import PredictionFile
-from r2act.evaluation.report import REPORT_SCHEMA_VERSION, WarningEntry
+from r2act.evaluation.report import (
+    CONVENTIONS,
+    REPORT_SCHEMA_VERSION,
+    SMALL_MARK,
+    WarningEntry,
+    glossary,
+)
 from r2act.evaluation.scoring import score_file
 from r2act.schema import BenchmarkRecord
 
@@ -61,7 +72,13 @@ class StratumDifference(_Model):
     stratum: str = Field(description="Stratum value, e.g. 'dns_fault' or 'cartservice'.")
     delta: Estimate = Field(description="Mean paired difference A − B with its 95% CI.")
     outcome: Outcome = Field(description="won / tied / lost for A by the sign of Δ_s.")
-    ci_excludes_zero: bool = Field(description="The 95% CI lies entirely on one side of 0.")
+    small_n: bool = Field(
+        description=f"Fewer than {SMALL_N} incidents: Newcombe's interval, no CI claim."
+    )
+    ci_excludes_zero: bool | None = Field(
+        description="The 95% CI lies entirely on one side of 0; None (not assessed) for a "
+        "small stratum."
+    )
 
 
 class MetricComparison(_Model):
@@ -128,7 +145,7 @@ def compare(
     table_a, table_b = score_file(records, a), score_file(records, b)
     keys = [m.key for m in RATE_METRICS]
     strata = _paired_strata(
-        table_a.matrix(keys) - table_b.matrix(keys), strata_of(records, by), by, seed, replicates
+        table_a.matrix(keys), table_b.matrix(keys), strata_of(records, by), by, seed, replicates
     )
     name_a, name_b = unique_names([a.method, b.method])
     sides = [
@@ -191,20 +208,26 @@ class _Strata:
     pooled_replicates: FloatArray
 
     def estimates(self, j: int, metric: MetricDef) -> list[StratumDifference]:
-        return [
-            StratumDifference(
-                stratum=name,
-                delta=Estimate(
-                    value=float(self.points[s, j]),
-                    ci_low=float(self.lows[s, j]),
-                    ci_high=float(self.highs[s, j]),
-                    n=self.sizes[s],
-                ),
-                outcome=_outcome(float(self.points[s, j]), metric),
-                ci_excludes_zero=bool(self.lows[s, j] > 0 or self.highs[s, j] < 0),
+        out = []
+        for s, name in enumerate(self.names):
+            small = self.sizes[s] < SMALL_N
+            low, high = float(self.lows[s, j]), float(self.highs[s, j])
+            out.append(
+                StratumDifference(
+                    stratum=name,
+                    delta=Estimate(
+                        value=float(self.points[s, j]),
+                        ci_low=low,
+                        ci_high=high,
+                        n=self.sizes[s],
+                        interval="newcombe" if small else "bootstrap",
+                    ),
+                    outcome=_outcome(float(self.points[s, j]), metric),
+                    small_n=small,
+                    ci_excludes_zero=None if small else bool(low > 0 or high < 0),
+                )
             )
-            for s, name in enumerate(self.names)
-        ]
+        return out
 
     def pooled(self, j: int) -> Estimate:
         low, high = percentile_interval(self.pooled_replicates[:, j]) or (None, None)
@@ -217,14 +240,27 @@ class _Strata:
 
 
 def _paired_strata(
-    diff: FloatArray, groups: dict[str, list[int]], by: str, seed: int, replicates: int
+    a: FloatArray,
+    b: FloatArray,
+    groups: dict[str, list[int]],
+    by: str,
+    seed: int,
+    replicates: int,
 ) -> _Strata:
-    """Resample incidents within each stratum (pairs stay together) and pool replicates."""
+    """Resample incidents within each stratum (pairs stay together) and pool replicates.
+
+    A small stratum still contributes its replicates to the pooled interval (every incident
+    counts there), but its own bounds are Newcombe's.
+    """
+    diff = a - b
     points, lows, highs, reps = [], [], [], []
     for value, rows in groups.items():
         counts = resample_counts(len(rows), replicates, generator(seed, f"{by}:{value}"))
         stratum_reps = replicate_means(counts, diff[rows])
-        low, high = percentile_intervals(stratum_reps)
+        if len(rows) < SMALL_N:
+            low, high = _newcombe_bounds(a[rows], b[rows])
+        else:
+            low, high = percentile_intervals(stratum_reps)
         # Rounded so that equal sums give exactly 0 (a tie), never a float-noise sign.
         points.append(np.round(diff[rows].mean(axis=0), 12) + 0.0)
         lows.append(low)
@@ -238,6 +274,17 @@ def _paired_strata(
         highs=np.stack(highs),
         pooled_replicates=np.mean(np.stack(reps), axis=0),
     )
+
+
+def _newcombe_bounds(a: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Per column of paired 0/1 indicators (rows = incidents), Newcombe's bounds of A − B."""
+    bounds = []
+    for j in range(a.shape[1]):
+        x, y = a[:, j] > 0.5, b[:, j] > 0.5
+        counts = (x & y).sum(), (x & ~y).sum(), (~x & y).sum(), (~x & ~y).sum()
+        bounds.append(newcombe_paired(*(int(c) for c in counts)) or (np.nan, np.nan))
+    array = np.array(bounds, dtype=np.float64).reshape(-1, 2)
+    return array[:, 0], array[:, 1]
 
 
 def _outcome(delta: float, metric: MetricDef) -> Outcome:
@@ -282,10 +329,18 @@ def _metric_comparison(
 
 
 def signed(estimate: Estimate) -> str:
-    """'+0.135 [-0.041, +0.300]', or '—' when undefined."""
+    """'+0.135 [-0.041, +0.300]' ('†' after a score interval), or '—' when undefined."""
     if estimate.value is None or estimate.ci_low is None or estimate.ci_high is None:
         return "—"
-    return f"{estimate.value:+.3f} [{estimate.ci_low:+.3f}, {estimate.ci_high:+.3f}]"
+    mark = SMALL_MARK if estimate.interval != "bootstrap" else ""
+    return f"{estimate.value:+.3f} [{estimate.ci_low:+.3f}, {estimate.ci_high:+.3f}]{mark}"
+
+
+def claim(stratum: StratumDifference) -> str:
+    """The 'CI excludes 0' cell: yes, no, or why it is not assessed."""
+    if stratum.ci_excludes_zero is None:
+        return f"not assessed (n < {SMALL_N})"
+    return "yes" if stratum.ci_excludes_zero else "no"
 
 
 def comparison_markdown(comparison: Comparison) -> str:
@@ -304,9 +359,24 @@ def comparison_markdown(comparison: Comparison) -> str:
         out += ["", f"## {m.label}: margin {m.margin:.3f}, spread {spread}", ""]
         out += ["| Stratum | n | Δ [95% CI] | Outcome | CI excludes 0 |", "|---|---|---|---|---|"]
         out += [
-            f"| {s.stratum} | {s.delta.n} | {signed(s.delta)} | {s.outcome} | "
-            f"{'yes' if s.ci_excludes_zero else 'no'} |"
+            f"| {s.stratum} | {s.delta.n} | {signed(s.delta)} | {s.outcome} | {claim(s)} |"
             for s in m.strata
         ]
     out += [f"- **{w.code}**: {w.message}" for w in comparison.warnings]
+    out += ["", "## Metric glossary", "", *comparison_glossary()]
     return "\n".join(out) + "\n"
+
+
+def comparison_glossary() -> list[str]:
+    """The glossary of the compared metrics, and what Δ, pooled, won/tied/lost mean."""
+    lines = glossary(RATE_METRICS)[: len(RATE_METRICS)]
+    return [*lines, "", *COMPARISON_CONVENTIONS, "", *CONVENTIONS]
+
+
+COMPARISON_CONVENTIONS = [
+    "Δ = A − B on the same incidents (pairs are resampled together), per stratum; the "
+    "pooled Δ is the unweighted mean over strata, so each stratum counts once. A stratum "
+    "is won, tied or lost by the sign of its Δ on A's better side; margin = |pooled Δ|, "
+    "spread = the standard deviation of the stratum Δs. VC and EC are not compared: each "
+    "conditions on its own method's correct diagnoses, so there are no pairs.",
+]

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from r2act.evaluation.metrics import LABELS, METRICS, Estimate
+from r2act.evaluation.intervals import SMALL_N
+from r2act.evaluation.metrics import COVERAGE, LABELS, METRICS, Estimate, MetricDef
 
-REPORT_SCHEMA_VERSION = "1.0"
-"""Version of the report format; bumped on any incompatible change."""
+REPORT_SCHEMA_VERSION = "1.1"
+"""Version of the report format; bumped on any change (1.1: ``interval`` on every estimate,
+score intervals below SMALL_N incidents, ``small_n`` and a nullable ``ci_excludes_zero`` in
+comparisons)."""
+
+SMALL_MARK = "†"
+"""Marks an interval that is a score interval (fewer than SMALL_N incidents), not a bootstrap."""
 
 MAX_LISTED_ISSUES = 200
 """Parse issues listed one by one per file; the rest are only counted."""
@@ -88,13 +94,35 @@ class EvaluationReport(_Model):
 
 
 def fmt(estimate: Estimate | None, *, ci: bool = True) -> str:
-    """'0.483 [0.427, 0.540]' or '—' when undefined."""
+    """'0.483 [0.427, 0.540]' ('†' after a score interval) or '—' when undefined."""
     if estimate is None or estimate.value is None:
         return "—"
     text = f"{estimate.value:.3f}"
     if ci and estimate.ci_low is not None and estimate.ci_high is not None:
         text += f" [{estimate.ci_low:.3f}, {estimate.ci_high:.3f}]"
+        if estimate.interval != "bootstrap":
+            text += SMALL_MARK
     return text
+
+
+def glossary(metrics: tuple[MetricDef, ...] = (*METRICS, COVERAGE)) -> list[str]:
+    """The metric glossary as Markdown lines: one entry per metric, then the conventions."""
+    lines = [f"- **{m.label}** ({m.name}): {m.definition}" for m in metrics]
+    return [*lines, "", *CONVENTIONS]
+
+
+CONVENTIONS = [
+    "Every rate is over all incidents evaluated (the dataset, or the fold): an incident "
+    "without a usable prediction scores 0 and counts as a no-op, so a method cannot gain "
+    "by skipping hard incidents.",
+    "",
+    "Intervals are 95% percentile-bootstrap intervals over incidents (B replicates, fixed "
+    f"seed). An estimate over fewer than {SMALL_N} incidents, such as a small stratum, gets "
+    f"a score interval instead, marked {SMALL_MARK}: Wilson's for a rate, Newcombe's paired "
+    "interval for a difference in `compare`, where such strata also get no "
+    "'CI excludes 0' claim.",
+]
+"""How every number of a report is computed; part of the glossary."""
 
 
 def _md_escape(text: str) -> str:
@@ -148,6 +176,7 @@ def to_markdown(report: EvaluationReport) -> str:
     if report.warnings:
         out += ["", "## Warnings across files", ""]
         out += [f"- **{w.code}**: {_md_escape(w.message)}" for w in report.warnings]
+    out += ["", "## Metric glossary", "", *glossary()]
     return "\n".join(out) + "\n"
 
 

@@ -9,8 +9,11 @@ from rich.table import Table
 from rich.text import Text
 
 from r2act.evaluation.compare import Comparison, signed
+from r2act.evaluation.intervals import SMALL_N
 from r2act.evaluation.metrics import LABELS, Estimate
-from r2act.evaluation.report import EvaluationReport, MethodReport
+from r2act.evaluation.report import SMALL_MARK, EvaluationReport, MethodReport
+
+SMALL_NOTE = f"{SMALL_MARK} Wilson score interval: fewer than {SMALL_N} incidents"
 
 
 def _cell(estimate: Estimate, ci: bool = True) -> Text:
@@ -19,7 +22,14 @@ def _cell(estimate: Estimate, ci: bool = True) -> Text:
         return Text("—")
     if not ci or estimate.ci_low is None or estimate.ci_high is None:
         return Text(f"{estimate.value:.3f}")
-    return Text(f"{estimate.value:.3f}\n[{_short(estimate.ci_low)},{_short(estimate.ci_high)}]")
+    mark = SMALL_MARK if estimate.interval != "bootstrap" else ""
+    return Text(
+        f"{estimate.value:.3f}\n[{_short(estimate.ci_low)},{_short(estimate.ci_high)}]{mark}"
+    )
+
+
+def _any_small(estimates: list[Estimate]) -> bool:
+    return any(e.interval != "bootstrap" and e.ci_low is not None for e in estimates)
 
 
 def _short(bound: float) -> str:
@@ -46,6 +56,8 @@ def methods_table(report: EvaluationReport, width: int = 200) -> RenderableType:
     name_width = min(max([12, *(len(m.name) for m in report.methods)]), 24)
     ci = all(_table_width(name_width, keys, ci=True) <= width for keys in _GROUPS)
     groups: list[tuple[str, ...]] = list(_GROUPS)
+    if ci and _any_small([e for m in report.methods for e in m.metrics.values()]):
+        caption.append(f"\n{SMALL_NOTE}")
     if not ci:
         caption.append("\n(terminal too narrow for the intervals: see --json or --markdown)")
         groups = [part for keys in _GROUPS for part in _fitting(name_width, keys, width)]
@@ -112,6 +124,8 @@ def details(method: MethodReport, width: int = 200) -> RenderableType:
                 str(values["rca_s"].n),
                 *[_cell(values[k], ci) for k in _STRATUM_KEYS],
             )
+        if ci and _any_small([v[k] for v in strata.values() for k in _STRATUM_KEYS]):
+            table.caption = SMALL_NOTE
         parts.append(table)
     tax = method.taxonomy
     line = ", ".join(f"{k} {v}" for k, v in tax.categories.items())
@@ -177,6 +191,13 @@ def comparison_table(comparison: Comparison) -> RenderableType:
             "—" if m.spread is None else f"{m.spread:.3f}",
         )
     lines = [Text(m.summary) for m in comparison.metrics]
+    if any(s.small_n for m in comparison.metrics for s in m.strata):
+        lines.append(
+            Text(
+                f"{SMALL_MARK} Newcombe paired score interval: a stratum of fewer than "
+                f"{SMALL_N} incidents (its CI is never claimed to exclude 0)"
+            )
+        )
     warnings = [
         Text(f"warning: {w.code}: {w.message}", style="yellow") for w in comparison.warnings
     ]

@@ -19,6 +19,7 @@ from r2act import datasets
 from r2act.cli.app import app
 from r2act.datasets.folds import Folds
 from r2act.errors import DataError
+from r2act.evaluation import REPORT_SCHEMA_VERSION
 from r2act.quality_gate.problems import error
 
 RECORDS = [
@@ -60,7 +61,7 @@ def test_bad_lines_exit_zero_and_json_has_every_number_with_ci_and_n(
     )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
-    assert report["schema_version"] == "1.0" and report["incidents"] == 4
+    assert report["schema_version"] == REPORT_SCHEMA_VERSION and report["incidents"] == 4
     method = report["methods"][0]
     assert method["parse"]["issues_by_kind"] == {"not_utf8": 1, "malformed_json": 1}
     assert [i["line"] for i in method["parse"]["issues"]] == [2, 3]
@@ -263,7 +264,7 @@ def test_piped_output_keeps_the_intervals_and_a_set_columns_is_obeyed(
     piped = run(*args)  # CliRunner's output is not a terminal: like `| tee log`
     assert piped.exit_code == 0, piped.output
     assert "terminal too narrow" not in piped.output
-    assert "[1.00,1.00]" in piped.output
+    assert "[.51,1.00]†" in piped.output  # four incidents: Wilson's interval of 4/4
     monkeypatch.setenv("COLUMNS", "60")
     narrow = run(*args)
     assert "terminal too narrow for the intervals" in narrow.output

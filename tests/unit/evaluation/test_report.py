@@ -6,7 +6,13 @@ from pathlib import Path
 
 from evalfixtures import lines_to_file, make_record, pred
 
-from r2act.evaluation import EvaluationReport, evaluate, scatter, to_markdown
+from r2act.evaluation import (
+    REPORT_SCHEMA_VERSION,
+    EvaluationReport,
+    evaluate,
+    scatter,
+    to_markdown,
+)
 
 RECORDS = [make_record("cartservice", "pod_failure"), make_record("frontend", "dns_fault")]
 
@@ -27,7 +33,7 @@ def test_markdown_escapes_pipes_in_method_names() -> None:
 def test_json_report_round_trips_with_schema_version() -> None:
     report = _report("m")
     again = type(report).model_validate_json(report.model_dump_json())
-    assert again == report and again.schema_version == "1.0"
+    assert again == report and again.schema_version == REPORT_SCHEMA_VERSION
 
 
 def test_scatter_writes_a_png_even_for_mathtext_in_names(tmp_path: Path) -> None:
