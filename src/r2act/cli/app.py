@@ -42,8 +42,8 @@ app = typer.Typer(
     name="r2act",
     help=(
         "Build, publish, score and replay recovery benchmarks for Kubernetes microservices.\n\n"
-        "Typical flow: [bold]r2act collect campaigns/smoke.yaml[/] -> [bold]r2act audit[/] -> "
-        "[bold]r2act dataset build[/] -> [bold]r2act baseline rule[/] -> "
+        "Example, the typical flow: [bold]r2act collect campaigns/smoke.yaml[/] -> "
+        "[bold]r2act audit[/] -> [bold]r2act dataset build[/] -> [bold]r2act baseline rule[/] -> "
         "[bold]r2act evaluate predictions.jsonl[/]."
     ),
     rich_markup_mode="rich",

@@ -15,7 +15,10 @@ from r2act.cli.app import app, console
 
 dataset_app = typer.Typer(
     name="dataset",
-    help="Publish an audited run as a dataset, and check a published one.",
+    help=(
+        "Publish an audited run as a dataset, and check a published one.\n\n"
+        "Example: [bold]r2act dataset build && r2act dataset validate r2act-runs/smoke/dataset[/]"
+    ),
     no_args_is_help=True,
 )
 app.add_typer(dataset_app, name="dataset")

@@ -11,7 +11,7 @@ read with ``load_records``: the observation tables are never parsed here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
@@ -101,6 +101,13 @@ def _bootstrap_memory(replicates: int, incidents: int) -> Iterator[None]:
         ) from None
 
 
+def _write_all(outputs: list[tuple[Path | None, Callable[[], str]]]) -> None:
+    """Write each requested output; a view is rendered only when its path was given."""
+    for path, render in outputs:
+        if path is not None:
+            _write(path, render())
+
+
 def _write(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -122,7 +129,22 @@ FoldOpt = Annotated[
     int | None, typer.Option("--fold", help="Use only fold K (0-based) of folds.json.")
 ]
 JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write the full report as JSON.")]
-MarkdownOpt = Annotated[Path | None, typer.Option("--markdown", help="Write it as Markdown.")]
+MarkdownOpt = Annotated[
+    Path | None,
+    typer.Option("--markdown", help="Write it as Markdown, with the metric glossary."),
+]
+CsvOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--csv", help="Write it as tidy CSV: one row per number, with its interval and n."
+    ),
+]
+LatexOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--latex", help="Write its tables as LaTeX (booktabs; needs \\usepackage{booktabs})."
+    ),
+]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
 ReplicatesOpt = Annotated[
     int, typer.Option("--replicates", min=100, help="Bootstrap replicates B.")
@@ -136,12 +158,15 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
     fold: FoldOpt = None,
     json_out: JsonOpt = None,
     markdown_out: MarkdownOpt = None,
+    csv_out: CsvOpt = None,
+    latex_out: LatexOpt = None,
     plot: Annotated[
         Path | None,
         typer.Option(
             "--plot",
-            help="PNG scatter of RCA-S vs validity (default with several files: next to "
-            "--json/--markdown, else ./r2act-evaluation.png).",
+            help="Scatter of RCA-S vs Recovery Validity; the suffix picks the format (.png, "
+            ".pdf, .svg). Default with several files: a PNG next to --json/--markdown, else "
+            "./r2act-evaluation.png.",
         ),
     ] = None,
     seed: SeedOpt = DEFAULT_SEED,
@@ -150,9 +175,16 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
         bool, typer.Option("--details/--no-details", help="Per-method breakdowns.")
     ] = True,
 ) -> None:
-    """Score predictions on every incident of a dataset: RCA and recovery metrics with CIs."""
+    """Score predictions on every incident of a dataset: RCA and recovery metrics with CIs.
+
+    Every rate is over all incidents (missing predictions score 0), with a 95% bootstrap
+    interval (Wilson's below 5 incidents). The metrics are defined in the glossary of the
+    --markdown report and of the README.
+
+    Example: [bold]r2act evaluate rule.jsonl rag.jsonl --latex t.tex --plot fig.pdf[/]
+    """
     from r2act import evaluation
-    from r2act.evaluation import tables
+    from r2act.evaluation import paper, tables
 
     files = [evaluation.read_predictions(p) for p in predictions]  # fail fast on a bad path
     population = _population(dataset, fold, predictions)
@@ -173,12 +205,16 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {warning.code}: ", end="")
         console.print(warning.message, markup=False, highlight=False)
-    if json_out is not None:
-        _write(json_out, report.model_dump_json(indent=2))
-    if markdown_out is not None:
-        _write(markdown_out, evaluation.to_markdown(report))
+    _write_all(
+        [
+            (json_out, lambda: report.model_dump_json(indent=2)),
+            (markdown_out, lambda: evaluation.to_markdown(report)),
+            (csv_out, lambda: paper.report_csv(report)),
+            (latex_out, lambda: paper.report_latex(report)),
+        ]
+    )
     if plot is None and len(files) > 1:
-        anchor = json_out or markdown_out
+        anchor = json_out or markdown_out or csv_out or latex_out
         plot = anchor.with_suffix(".png") if anchor else Path("r2act-evaluation.png")
     if plot is not None:
         try:
@@ -199,12 +235,20 @@ def compare(  # noqa: PLR0917 - typer maps parameters to options
     fold: FoldOpt = None,
     json_out: JsonOpt = None,
     markdown_out: MarkdownOpt = None,
+    csv_out: CsvOpt = None,
+    latex_out: LatexOpt = None,
     seed: SeedOpt = DEFAULT_SEED,
     replicates: ReplicatesOpt = DEFAULT_REPLICATES,
 ) -> None:
-    """Paired per-stratum differences A − B with CIs, won/tied/lost and the worst stratum."""
+    """Paired per-stratum differences A − B with CIs, won/tied/lost and the worst stratum.
+
+    A stratum of fewer than 5 incidents gets Newcombe's paired interval and is never
+    reported as a difference whose CI excludes 0.
+
+    Example: [bold]r2act compare rag.jsonl rule.jsonl --by service --csv cmp.csv[/]
+    """
     from r2act import evaluation
-    from r2act.evaluation import tables
+    from r2act.evaluation import paper, tables
 
     file_a, file_b = evaluation.read_predictions(a), evaluation.read_predictions(b)
     population = _population(dataset, fold, [a, b])
@@ -226,7 +270,11 @@ def compare(  # noqa: PLR0917 - typer maps parameters to options
             count = sum(file.counts.values())
             console_err.print(f"[yellow]warning:[/] {count} parse issue(s) in ", end="")
             console_err.print(file.source, markup=False, highlight=False)
-    if json_out is not None:
-        _write(json_out, result.model_dump_json(indent=2))
-    if markdown_out is not None:
-        _write(markdown_out, evaluation.comparison_markdown(result))
+    _write_all(
+        [
+            (json_out, lambda: result.model_dump_json(indent=2)),
+            (markdown_out, lambda: evaluation.comparison_markdown(result)),
+            (csv_out, lambda: paper.comparison_csv(result)),
+            (latex_out, lambda: paper.comparison_latex(result)),
+        ]
+    )

@@ -145,7 +145,12 @@ def compare(
     table_a, table_b = score_file(records, a), score_file(records, b)
     keys = [m.key for m in RATE_METRICS]
     strata = _paired_strata(
-        table_a.matrix(keys), table_b.matrix(keys), strata_of(records, by), by, seed, replicates
+        table_a.matrix(keys),
+        table_b.matrix(keys),
+        strata_of(records, by),
+        by=by,
+        seed=seed,
+        replicates=replicates,
     )
     name_a, name_b = unique_names([a.method, b.method])
     sides = [
@@ -243,6 +248,7 @@ def _paired_strata(
     a: FloatArray,
     b: FloatArray,
     groups: dict[str, list[int]],
+    *,
     by: str,
     seed: int,
     replicates: int,

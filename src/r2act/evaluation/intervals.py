@@ -40,7 +40,9 @@ def wilson(successes: int, n: int) -> tuple[float, float] | None:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def newcombe_paired(both: int, only_a: int, only_b: int, neither: int) -> tuple[float, float] | None:
+def newcombe_paired(
+    both: int, only_a: int, only_b: int, neither: int
+) -> tuple[float, float] | None:
     """95% interval of p_A − p_B for paired 0/1 outcomes (Newcombe 1998, method 10).
 
     The four counts are the incidents where both methods score 1, only A, only B, neither.
@@ -63,4 +65,6 @@ def newcombe_paired(both: int, only_a: int, only_b: int, neither: int) -> tuple[
     delta = p_a - p_b
     below = (p_a - low_a) ** 2 - 2 * phi * (p_a - low_a) * (high_b - p_b) + (high_b - p_b) ** 2
     above = (high_a - p_a) ** 2 - 2 * phi * (high_a - p_a) * (p_b - low_b) + (p_b - low_b) ** 2
-    return max(-1.0, delta - math.sqrt(max(below, 0.0))), min(1.0, delta + math.sqrt(max(above, 0.0)))
+    low = delta - math.sqrt(max(below, 0.0))
+    high = delta + math.sqrt(max(above, 0.0))
+    return max(-1.0, low), min(1.0, high)

@@ -107,7 +107,10 @@ def fmt(estimate: Estimate | None, *, ci: bool = True) -> str:
 
 def glossary(metrics: tuple[MetricDef, ...] = (*METRICS, COVERAGE)) -> list[str]:
     """The metric glossary as Markdown lines: one entry per metric, then the conventions."""
-    lines = [f"- **{m.label}** ({m.name}): {m.definition}" for m in metrics]
+    lines = [
+        f"- **{m.label}**{'' if m.name == m.label else f' ({m.name})'}: {m.definition}"
+        for m in metrics
+    ]
     return [*lines, "", *CONVENTIONS]
 
 

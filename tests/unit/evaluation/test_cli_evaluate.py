@@ -268,3 +268,42 @@ def test_piped_output_keeps_the_intervals_and_a_set_columns_is_obeyed(
     monkeypatch.setenv("COLUMNS", "60")
     narrow = run(*args)
     assert "terminal too narrow for the intervals" in narrow.output
+
+
+def test_evaluate_writes_csv_latex_and_a_pdf_plot(dataset: Path, tmp_path: Path) -> None:
+    preds = write(tmp_path / "p.jsonl", [pred(r) for r in RECORDS])
+    out = tmp_path / "out"
+    result = run(
+        "evaluate",
+        str(preds),
+        "--dataset",
+        str(dataset),
+        "--csv",
+        str(out / "r.csv"),
+        "--latex",
+        str(out / "r.tex"),
+        "--plot",
+        str(out / "fig.pdf"),
+        "--replicates",
+        "200",
+    )
+    assert result.exit_code == 0, result.output
+    header = (out / "r.csv").read_text().splitlines()[0]
+    assert header.startswith("method,breakdown,stratum,metric,label,value,ci_low,ci_high")
+    assert r"\toprule" in (out / "r.tex").read_text()
+    assert (out / "fig.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_compare_writes_csv_and_latex(dataset: Path, tmp_path: Path) -> None:
+    a = write(tmp_path / "a.jsonl", [pred(r) for r in RECORDS])
+    b = write(tmp_path / "b.jsonl", [pred(r, plan_=None) for r in RECORDS])
+    csv_out, tex = tmp_path / "c.csv", tmp_path / "c.tex"
+    args = ["--dataset", str(dataset), "--csv", str(csv_out), "--latex", str(tex)]
+    result = run("compare", str(a), str(b), *args, "--replicates", "200")
+    assert result.exit_code == 0, result.output
+    rows = csv_out.read_text().splitlines()
+    assert rows[0].startswith("a,b,by,metric,label,stratum,delta")
+    assert len(rows) == 1 + 8 * (1 + 2)  # header; 8 metrics x (pooled + 2 fault types)
+    assert r"\bottomrule" in tex.read_text()
+    assert "not assessed" not in result.output  # the terminal marks them with the note
+    assert "Newcombe paired score interval" in result.output
