@@ -1,10 +1,17 @@
-"""deploy/: scripts pass shellcheck, versions are pinned in one place, the pieces agree."""
+"""deploy/: scripts pass shellcheck, versions and the namespace are defined in one place and
+the pieces agree, and up.sh checks its prerequisites and upgrades CRDs explicitly.
+
+up.sh runs here against stand-ins for docker, kind, kubectl, helm and curl that log their
+arguments (and what was piped to them), so its order of operations and its refusals are
+tested without a cluster.
+"""
 
 from __future__ import annotations
 
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -14,7 +21,7 @@ from r2act.campaigns import load_manifest
 from r2act.cluster.base import OPT_IN_LABEL
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
-SCRIPTS = [DEPLOY / "kind" / "up.sh", DEPLOY / "kind" / "down.sh"]
+SCRIPTS = [DEPLOY / "kind" / "up.sh", DEPLOY / "kind" / "down.sh", DEPLOY / "render-rbac.sh"]
 
 
 def _versions() -> dict[str, str]:
@@ -87,11 +94,220 @@ def test_kind_demo_campaign_targets_the_kind_namespace() -> None:
     assert manifest.target.kind == "kubernetes"
     assert manifest.target.context == f"kind-{versions['KIND_CLUSTER_NAME']}"  # type: ignore[union-attr]
     assert manifest.namespace == versions["R2ACT_NAMESPACE"]
-    rbac = list(yaml.safe_load_all((DEPLOY / "rbac.yaml").read_text()))
-    assert {d["metadata"].get("namespace") for d in rbac if d["kind"] != "ClusterRole"} <= {
-        manifest.namespace,
-        None,
+
+
+def _render(namespace: str | None = None, cwd: Path | None = None) -> str:
+    args = [str(DEPLOY / "render-rbac.sh"), *([namespace] if namespace else [])]
+    return subprocess.run(
+        args, capture_output=True, text=True, check=True, timeout=30, cwd=cwd
+    ).stdout
+
+
+def test_rbac_renders_for_another_namespace_and_names_boutique_nowhere(tmp_path: Path) -> None:
+    text = _render("chaos-lab", cwd=tmp_path)  # from any directory
+    assert "boutique" not in text
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    assert [d["kind"] for d in docs] == [
+        "ServiceAccount",
+        "Role",
+        "RoleBinding",
+        "ClusterRole",
+        "ClusterRoleBinding",
+    ]
+    for doc in docs:
+        if doc["kind"].startswith("Cluster"):
+            assert "namespace" not in doc["metadata"]
+            assert doc["metadata"]["name"] == "r2act-namespace-chaos-lab"
+        else:
+            assert doc["metadata"]["namespace"] == "chaos-lab"
+        for subject in doc.get("subjects", []):
+            assert subject["namespace"] == "chaos-lab"
+    cluster_role = next(d for d in docs if d["kind"] == "ClusterRole")
+    assert cluster_role["rules"][0]["resourceNames"] == ["chaos-lab"]
+
+
+def test_rbac_renders_for_the_versions_env_namespace_by_default() -> None:
+    assert _render() == _render(_versions()["R2ACT_NAMESPACE"])
+
+
+@pytest.mark.parametrize("bad", ["Boutique", "a_b", "ns\nkind: Secret", "-x", "a" * 64])
+def test_rbac_render_refuses_a_name_that_is_not_a_namespace(bad: str) -> None:
+    done = subprocess.run(
+        [str(DEPLOY / "render-rbac.sh"), bad], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "is not a namespace name" in done.stderr
+
+
+def test_the_node_image_is_pinned_by_digest_for_the_pinned_kubernetes() -> None:
+    versions = _versions()
+    image = re.fullmatch(
+        r"kindest/node:v(\d+\.\d+)\.\d+@sha256:[0-9a-f]{64}", versions["KIND_NODE_IMAGE"]
+    )
+    assert image is not None, versions["KIND_NODE_IMAGE"]
+    assert image[1] == versions["KUBERNETES_MINOR"]
+
+
+FAKE_TOOL = r"""#!/usr/bin/env bash
+# A stand-in that logs its call (and its stdin when it reads '-f -') and answers like the tool.
+log="$FAKE_LOG"
+tool="$(basename "$0")"
+echo "$tool $*" >>"$log"
+case "$tool $*" in
+  "kind version"*) echo "kind v${FAKE_KIND:-0.27.0} go1.23.6 linux/amd64" ;;
+  "kind get clusters"*) ;;
+  "helm version"*) echo "v${FAKE_HELM:-3.17.1}+g980d8ac" ;;
+  "helm show crds"*)
+    printf 'apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+---
+'
+    printf 'apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+' ;;
+  "kubectl version"*)
+    printf '{"clientVersion": {"major": "1", "gitVersion": "v%s"}}
+' "${FAKE_KUBECTL:-1.32.2}" ;;
+  *"create namespace"*) echo "apiVersion: v1" ;;
+  *" -f -"*) { echo "--- stdin of: $tool $*"; cat; } >>"$FAKE_LOG.stdin" ;;
+esac
+exit 0
+"""
+
+
+@dataclass
+class Bed:
+    """A copy of deploy/ and the demo campaign, and stand-in tools on PATH."""
+
+    root: Path
+    env: dict[str, str]
+
+    def up(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.root / "deploy" / "kind" / "up.sh"), *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+            env={**self.env, **env},
+        )
+
+    def calls(self) -> list[str]:
+        return (self.root / "calls.log").read_text().splitlines()
+
+    def stdin(self) -> str:
+        return (self.root / "calls.log.stdin").read_text()
+
+
+@pytest.fixture
+def bed(tmp_path: Path) -> Bed:
+    shutil.copytree(DEPLOY, tmp_path / "deploy")
+    (tmp_path / "campaigns").mkdir()
+    shutil.copy(DEPLOY.parent / "campaigns" / "kind-demo.yaml", tmp_path / "campaigns")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("docker", "kind", "kubectl", "helm", "curl"):
+        (tools / name).write_text(FAKE_TOOL)
+        (tools / name).chmod(0o755)
+    modules = tmp_path / "sys-module"
+    (modules / "sch_netem").mkdir(parents=True)
+    env = {
+        "PATH": f"{tools}:/usr/bin:/bin",
+        "FAKE_LOG": str(tmp_path / "calls.log"),
+        "R2ACT_SYS_MODULE_DIR": str(modules),
+        "R2ACT_MODULES_BUILTIN": str(tmp_path / "modules.builtin"),
     }
+    return Bed(root=tmp_path, env=env)
+
+
+def test_up_applies_each_charts_crds_server_side_before_upgrading_it(bed: Bed) -> None:
+    done = bed.up()
+    assert done.returncode == 0, done.stdout + done.stderr
+    calls = bed.calls()
+    versions = _versions()
+    for chart, release, version in (
+        ("chaos-mesh/chaos-mesh", "chaos-mesh", versions["CHAOS_MESH_CHART_VERSION"]),
+        (
+            "prometheus-community/kube-prometheus-stack",
+            "kps",
+            versions["KUBE_PROMETHEUS_STACK_CHART_VERSION"],
+        ),
+    ):
+        show = calls.index(f"helm show crds {chart} --version {version}")
+        assert calls[show + 1] == (
+            "kubectl --context kind-r2act apply --server-side --force-conflicts -f -"
+        )
+        upgrade = next(
+            i for i, c in enumerate(calls) if c.startswith(f"helm upgrade --install {release} ")
+        )
+        assert show < upgrade and "--skip-crds" in calls[upgrade].split()
+    kps = next(c for c in calls if c.startswith("helm upgrade --install kps "))
+    assert "nodeExporter.enabled=false" in kps.split()
+    assert "kind create cluster --name r2act --image " + versions["KIND_NODE_IMAGE"] in " ".join(
+        calls
+    )
+
+
+def test_up_applies_the_rbac_rendered_for_the_versions_env_namespace(bed: Bed) -> None:
+    versions = bed.root / "deploy" / "versions.env"
+    versions.write_text(versions.read_text().replace('"boutique"', '"chaos-lab"'))
+    campaign = bed.root / "campaigns" / "kind-demo.yaml"
+    campaign.write_text(campaign.read_text().replace("namespace: boutique", "namespace: chaos-lab"))
+    done = bed.up()
+    assert done.returncode == 0, done.stdout + done.stderr
+    piped = bed.stdin()
+    rbac = piped[piped.index("r2act RBAC for namespace") :]
+    assert "boutique" not in rbac and "namespace: chaos-lab" in rbac
+    label = "label namespace chaos-lab r2act.io/chaos-allowed=true --overwrite"
+    assert f"kubectl --context kind-r2act {label}" in bed.calls()
+
+
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        (
+            {"FAKE_KIND": "0.20.0"},
+            "kind 0.20.0 is too old for the pinned node image; install kind >= 0.27.0",
+        ),
+        ({"FAKE_HELM": "3.9.4"}, "helm 3.9.4 is too old; install helm >= 3.14.0"),
+        ({"FAKE_KUBECTL": "1.29.0"}, "kubectl 1.29.0 is more than one minor version away"),
+        ({"R2ACT_SYS_MODULE_DIR": "/nonexistent"}, "sudo modprobe sch_netem"),
+    ],
+)
+def test_up_refuses_to_start_without_its_prerequisites(
+    bed: Bed, env: dict[str, str], says: str
+) -> None:
+    done = bed.up(**env)
+    assert done.returncode == 1
+    assert says in done.stderr
+    assert not [
+        c for c in bed.calls() if c.startswith(("kind create", "helm upgrade", "kubectl --context"))
+    ]
+
+
+def test_up_accepts_a_built_in_sch_netem(bed: Bed) -> None:
+    (bed.root / "modules.builtin").write_text("kernel/net/sched/sch_netem.ko\n")
+    done = bed.up("--check", R2ACT_SYS_MODULE_DIR="/nonexistent")
+    assert done.returncode == 0, done.stderr
+    assert "prerequisites met" in done.stdout
+
+
+def test_up_names_a_missing_tool(bed: Bed) -> None:
+    (bed.root / "bin" / "helm").unlink()
+    done = bed.up("--check")
+    assert done.returncode == 1 and "helm is required" in done.stderr
+
+
+def test_up_refuses_a_demo_campaign_for_another_namespace(bed: Bed) -> None:
+    versions = bed.root / "deploy" / "versions.env"
+    versions.write_text(versions.read_text().replace('"boutique"', '"chaos-lab"'))
+    done = bed.up("--check")
+    assert done.returncode == 1
+    assert (
+        "campaigns/kind-demo.yaml targets namespace 'boutique' but deploy/versions.env sets "
+        'R2ACT_NAMESPACE="chaos-lab"'
+    ) in done.stderr
+    assert bed.calls()[-1] != "docker info"  # stopped before touching docker
 
 
 @pytest.mark.parametrize(

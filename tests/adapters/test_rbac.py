@@ -1,8 +1,10 @@
-"""deploy/rbac.yaml grants exactly REQUIRED_PERMISSIONS, and the adapter uses nothing else."""
+"""deploy/rbac.yaml, rendered for a namespace, grants exactly REQUIRED_PERMISSIONS there, and
+the adapter uses nothing else."""
 
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ from kube_harness import NS, Harness, chaos_for, plan, replicaset
 from r2act.cluster.kube_api import REQUIRED_PERMISSIONS, Permission
 from r2act.schema import FaultType, TimeWindow
 
-RBAC = Path(__file__).resolve().parents[2] / "deploy" / "rbac.yaml"
+RENDER = Path(__file__).resolve().parents[2] / "deploy" / "render-rbac.sh"
 _NAMESPACED = re.compile(
     r"^/(?:api/v1|apis/(?P<group>[^/]+)/[^/]+)/namespaces/(?P<ns>[^/]+)"
     r"(?:/(?P<plural>[^/]+)(?:/(?P<name>[^/]+)(?:/(?P<sub>[^/]+).*)?)?)?$"
@@ -20,8 +22,16 @@ _NAMESPACED = re.compile(
 _VERBS = {"POST": "create", "PATCH": "patch", "DELETE": "delete", "PUT": "update"}
 
 
+def rendered(namespace: str) -> list[dict[str, Any]]:
+    """The RBAC documents deploy/render-rbac.sh prints for ``namespace`` (what up.sh applies)."""
+    done = subprocess.run(
+        [str(RENDER), namespace], capture_output=True, text=True, check=True, timeout=30
+    )
+    return [d for d in yaml.safe_load_all(done.stdout) if d]
+
+
 def _granted() -> set[Permission]:
-    docs = [d for d in yaml.safe_load_all(RBAC.read_text()) if d]
+    docs = rendered(NS)
     out: set[Permission] = set()
     for doc in docs:
         if doc["kind"] not in ("Role", "ClusterRole"):
@@ -45,7 +55,7 @@ def test_rbac_manifest_grants_exactly_the_required_permissions() -> None:
 
 
 def test_rbac_bindings_bind_the_r2act_service_account_only() -> None:
-    docs = [d for d in yaml.safe_load_all(RBAC.read_text()) if d]
+    docs = rendered(NS)
     bindings = [d for d in docs if d["kind"] in ("RoleBinding", "ClusterRoleBinding")]
     assert len(bindings) == 2
     for binding in bindings:
