@@ -22,6 +22,9 @@ MODULES_BUILTIN="${R2ACT_MODULES_BUILTIN:-/lib/modules/$(uname -r)/modules.built
 DEMO_CAMPAIGN="$repo/campaigns/kind-demo.yaml"
 
 context="kind-${KIND_CLUSTER_NAME}"
+# The cluster's Kubernetes version is the node image's tag (kindest/node:v1.32.2@sha256:...).
+kubernetes_version="${KIND_NODE_IMAGE#*:v}"
+kubernetes_version="${kubernetes_version%%@*}"
 steps=7
 step=0
 
@@ -65,12 +68,14 @@ check_versions() {
     die "helm $helm_version is too old; install helm >= $HELM_MIN_VERSION (https://helm.sh/docs/intro/install/)"
   kubectl_version="$(kubectl version --client -o json 2>/dev/null | grep -m 1 '"gitVersion"' | semver || true)"
   [ -n "$kubectl_version" ] || die "cannot read the version of kubectl ('kubectl version --client' failed)"
+  # kubectl may be one minor version older or newer than the cluster (the skew policy).
   client_minor="${kubectl_version#*.}"
   client_minor="${client_minor%%.*}"
-  server_minor="${KUBERNETES_MINOR#*.}"
-  if [ "${kubectl_version%%.*}" != "${KUBERNETES_MINOR%%.*}" ] ||
+  server_minor="${kubernetes_version#*.}"
+  server_minor="${server_minor%%.*}"
+  if [ "${kubectl_version%%.*}" != "${kubernetes_version%%.*}" ] ||
     [ "$client_minor" -lt $((server_minor - 1)) ] || [ "$client_minor" -gt $((server_minor + 1)) ]; then
-    die "kubectl $kubectl_version is more than one minor version away from the cluster's Kubernetes $KUBERNETES_MINOR; install kubectl $KUBERNETES_MINOR.x (https://kubernetes.io/docs/tasks/tools/)"
+    die "kubectl $kubectl_version is more than one minor version away from the cluster's Kubernetes $kubernetes_version; install kubectl ${kubernetes_version%.*}.x (https://kubernetes.io/docs/tasks/tools/)"
   fi
   printf '  kind %s, helm %s, kubectl %s\n' "$kind_version" "$helm_version" "$kubectl_version"
 }

@@ -139,13 +139,9 @@ def test_rbac_render_refuses_a_name_that_is_not_a_namespace(bad: str) -> None:
     assert "is not a namespace name" in done.stderr
 
 
-def test_the_node_image_is_pinned_by_digest_for_the_pinned_kubernetes() -> None:
-    versions = _versions()
-    image = re.fullmatch(
-        r"kindest/node:v(\d+\.\d+)\.\d+@sha256:[0-9a-f]{64}", versions["KIND_NODE_IMAGE"]
-    )
-    assert image is not None, versions["KIND_NODE_IMAGE"]
-    assert image[1] == versions["KUBERNETES_MINOR"]
+def test_the_node_image_is_pinned_by_tag_and_digest() -> None:
+    image = _versions()["KIND_NODE_IMAGE"]
+    assert re.fullmatch(r"kindest/node:v\d+\.\d+\.\d+@sha256:[0-9a-f]{64}", image), image
 
 
 FAKE_TOOL = r"""#!/usr/bin/env bash
@@ -270,7 +266,11 @@ def test_up_applies_the_rbac_rendered_for_the_versions_env_namespace(bed: Bed) -
             "kind 0.20.0 is too old for the pinned node image; install kind >= 0.27.0",
         ),
         ({"FAKE_HELM": "3.9.4"}, "helm 3.9.4 is too old; install helm >= 3.14.0"),
-        ({"FAKE_KUBECTL": "1.29.0"}, "kubectl 1.29.0 is more than one minor version away"),
+        (
+            {"FAKE_KUBECTL": "1.29.0"},
+            "kubectl 1.29.0 is more than one minor version away from the cluster's "
+            "Kubernetes 1.32.2; install kubectl 1.32.x",
+        ),
         ({"R2ACT_SYS_MODULE_DIR": "/nonexistent"}, "sudo modprobe sch_netem"),
     ],
 )
@@ -332,3 +332,10 @@ def test_down_tells_a_failing_kind_from_a_missing_cluster(
     )
     assert done.returncode == code, done.stdout + done.stderr
     assert says in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("kubectl", ["1.31.0", "1.33.4"])
+def test_up_accepts_kubectl_one_minor_version_away(bed: Bed, kubectl: str) -> None:
+    done = bed.up("--check", FAKE_KUBECTL=kubectl)
+    assert done.returncode == 0, done.stderr
+    assert f"kubectl {kubectl}" in done.stdout
