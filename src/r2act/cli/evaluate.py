@@ -165,8 +165,8 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
         typer.Option(
             "--plot",
             help="Scatter of RCA-S vs Recovery Validity; the suffix picks the format (.png, "
-            ".pdf, .svg). Default with several files: a PNG next to --json/--markdown, else "
-            "./r2act-evaluation.png.",
+            ".pdf, .svg). Default with several files: a PNG next to the --json, --markdown, "
+            "--csv or --latex file, else ./r2act-evaluation.png.",
         ),
     ] = None,
     seed: SeedOpt = DEFAULT_SEED,
