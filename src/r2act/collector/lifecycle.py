@@ -19,7 +19,7 @@ from typing import Any, Literal, TypeVar
 
 import yaml
 
-from r2act.cluster.base import INCIDENT_LABEL, Cluster
+from r2act.cluster.base import INCIDENT_LABEL, RUN_LABEL, Cluster, Rewindable
 from r2act.collector import layout, snapshot, store
 from r2act.collector.context import (
     CollectionObserver,
@@ -29,11 +29,13 @@ from r2act.collector.context import (
 )
 from r2act.collector.guard import CleanupGuard
 from r2act.collector.journal import Journal, Step, describe
+from r2act.collector.ledger import stamp
 from r2act.collector.retrying import call_with_retry
 from r2act.errors import (
     ClusterError,
     ConflictError,
     DataError,
+    ForeignObjectError,
     PermanentClusterError,
     SafetyError,
 )
@@ -59,16 +61,20 @@ class Collector:
     provenance: Provenance
     guard: CleanupGuard
     observer: CollectionObserver
+    run_id: str | None = None
+    """The run label stamped on every object sent (None: unstamped, as in old tests)."""
 
 
 def chaos_ref(chaos: Mapping[str, Any]) -> ChaosRef:
     """The reference of a rendered object, known before it is sent."""
     meta = chaos["metadata"]
+    labels = meta.get("labels", {})
     return ChaosRef(
         kind=chaos["kind"],
         name=meta["name"],
         namespace=meta["namespace"],
-        incident_id=meta.get("labels", {}).get(INCIDENT_LABEL),
+        incident_id=labels.get(INCIDENT_LABEL),
+        run_id=labels.get(RUN_LABEL),
     )
 
 
@@ -96,8 +102,10 @@ class IncidentRun:
         self.clock = collector.cluster.clock
         self.incident = incident
         self.chaos = chaos
+        run = collector.run_id
+        self.sent = chaos if run is None else stamp(chaos, run)
         self.directory = directory
-        self.ref = chaos_ref(chaos)
+        self.ref = chaos_ref(self.sent)
         self.timestamps: dict[str, float | None] = dict.fromkeys(TIMESTAMPS)
         self.windows: dict[Phase, TimeWindow] = {}
         self.timer = snapshot.Timer()
@@ -138,6 +146,9 @@ class IncidentRun:
 
     def _steps(self) -> None:
         phases = self.incident.phases
+        if isinstance(self.cluster, Rewindable):
+            # a redone incident starts from the state its first attempt started from
+            self.cluster.rewind_to("collect", self.incident.id)
         self._preflight()
         with self._step("pre") as step:
             start = self.clock.now()
@@ -220,11 +231,17 @@ class IncidentRun:
             def inject() -> ChaosRef:
                 nonlocal tried
                 try:
-                    return self.cluster.inject(self.chaos)
-                except ConflictError:
+                    return self.cluster.inject(self.sent)
+                except ConflictError as error:
                     if tried:  # an earlier attempt reached the API before failing
                         return self.ref
-                    raise
+                    # The name is taken by an object this run did not create: never
+                    # remove it, stop this incident.
+                    self.c.guard.disarm(self.ref)
+                    raise ConflictError(
+                        f"{error}; it was not created by this run, r2act leaves it alone "
+                        "(find its owner with kubectl get -o yaml)"
+                    ) from None
                 finally:
                     tried = True
 
@@ -255,7 +272,10 @@ class IncidentRun:
 
     def _remove(self, step: Step) -> None:
         timeout = self.c.settings.remove_timeout_s
-        self._call(step, "remove", lambda: self.cluster.remove(self.ref, timeout))
+        try:
+            self._call(step, "remove", lambda: self.cluster.remove(self.ref, timeout))
+        except ForeignObjectError as error:
+            step.warn(str(error))  # ours is not there; the same-named object is not touched
         self.c.guard.disarm(self.ref)
         self.timestamps["removed_at"] = self.clock.now()
 

@@ -228,3 +228,37 @@ def save_state(path: Path, state: SimState) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class Checkpoint(BaseModel):
+    """The state at the start of a unit of work (an incident, a replay's baseline)."""
+
+    model_config = _MODEL
+
+    key: str = Field(description="What started there (incident id, 'baseline').")
+    state: SimState = Field(description="The cluster as it was then.")
+
+
+def checkpoint_path(state_file: Path, scope: str) -> Path:
+    """``.sim/<name>/checkpoint-<scope>.json`` beside the state."""
+    return state_file.parent / f"checkpoint-{scope}.json"
+
+
+def load_checkpoint(path: Path) -> Checkpoint | None:
+    """The saved checkpoint, or None when there is none or it is unreadable (then unused)."""
+    try:
+        return Checkpoint.model_validate_json(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def save_checkpoint(path: Path, checkpoint: Checkpoint) -> None:
+    """Write atomically, like the state."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".checkpoint-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(checkpoint.model_dump_json())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
