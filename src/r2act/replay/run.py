@@ -104,9 +104,7 @@ def _check_resumable(
             ) from None
         # a key the first run did not record (an older r2act) cannot be compared
         changed = sorted(k for k in wanted if k in recorded and recorded[k] != wanted[k])
-        if {"dataset", "target"}.issuperset(changed) and all(
-            o.status == "error" for o in previous
-        ):
+        if {"dataset", "target"}.issuperset(changed) and all(o.status == "error" for o in previous):
             changed, rewrite = [], bool(changed)  # no verdict kept: nothing to mix up
         if changed:
             were = ", ".join(f"{k} {recorded.get(k)} -> {wanted[k]}" for k in changed)

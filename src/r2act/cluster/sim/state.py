@@ -193,7 +193,16 @@ def fresh_state(topology: Topology, *, name: str, seed: int, namespace: str) -> 
 
 
 def state_path(workspace: Path, name: str) -> Path:
-    """Where the named simulated cluster keeps its state."""
+    """Where the named simulated cluster keeps its state; always inside ``workspace``.
+
+    The name may come from a manifest or a dataset: a path in it ('../x', '/tmp/x', '.')
+    would move the state out of the run directory, so it is refused.
+    """
+    if not name or name != Path(name).name or name.startswith(".") or "\\" in name:
+        raise DataError(
+            f"simulated cluster name {name!r} is not a plain name (use letters, digits, '-', "
+            "'_' and '.', no path)"
+        )
     return Path(workspace) / ".sim" / name / "state.json"
 
 
