@@ -71,7 +71,8 @@ class CleanupGuard:
 
     def arm(self, ref: ChaosRef) -> None:
         """Remember an object that must be removed before the process ends."""
-        self._on_arm(ref)
+        if self._armed.get(_key(ref)) != ref:
+            self._on_arm(ref)
         self._armed[_key(ref)] = ref
 
     def disarm(self, ref: ChaosRef) -> None:
