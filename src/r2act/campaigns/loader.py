@@ -49,7 +49,7 @@ class _BoundedLoader(yaml.SafeLoader):
                     None,
                     None,
                     f"more than {MAX_ALIASES} aliases (*name); write the values out",
-                    self.peek_event().start_mark,
+                    self.peek_event().start_mark,  # type: ignore[no-untyped-call]
                 )
         self._depth += 1
         try:
@@ -58,7 +58,7 @@ class _BoundedLoader(yaml.SafeLoader):
                     None,
                     None,
                     f"nested deeper than {MAX_DEPTH} levels; a manifest needs far fewer",
-                    self.peek_event().start_mark,
+                    self.peek_event().start_mark,  # type: ignore[no-untyped-call]
                 )
             return super().compose_node(parent, index)
         finally:

@@ -10,6 +10,7 @@ such an incident is worth. Disk errors, safety refusals and signals end the camp
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -40,6 +41,7 @@ from r2act.errors import (
     SafetyError,
 )
 from r2act.schema import PHASES, ChaosRef, Phase, PlannedIncident, TimeWindow
+from r2act.schema.rawstore import file_digests
 
 T = TypeVar("T")
 TIMESTAMPS = (
@@ -174,8 +176,13 @@ class IncidentRun:
             self.timestamps["post_end"] = start + phases.post_s
         with self._step("complete"):
             self._write_incident()
-            done = f'{{"completed_at": {self.clock.now()!r}, "log_records": {self.log_records}}}\n'
-            store.write_bytes(self.directory / layout.COMPLETE, done.encode())
+            done = {
+                "completed_at": self.clock.now(),
+                "log_records": self.log_records,
+                "sha256": file_digests(self.directory),  # checked by the audit
+            }
+            text = json.dumps(done, sort_keys=True) + "\n"
+            store.write_bytes(self.directory / layout.COMPLETE, text.encode())
 
     @contextmanager
     def _step(self, name: str) -> Iterator[Step]:
