@@ -35,3 +35,25 @@ def test_altered_labels_with_recomputed_checksums_are_refused_by_evaluate(
     result = CliRunner().invoke(app, ["evaluate", str(predictions), "--dataset", str(dataset_copy)])
     assert isinstance(result.exception, DataError) and result.exception.exit_code == 2
     assert "CARD_MISMATCH" in str(result.exception) or "card" in str(result.exception)
+
+
+def test_replay_refuses_a_dataset_that_fails_validation_before_touching_anything(
+    dataset_copy: Path, tmp_path: Path
+) -> None:
+    import r2act.cli.replay  # noqa: F401 - registers replay
+
+    records = [
+        json.loads(line) for line in (dataset_copy / "incidents.jsonl").read_text().splitlines()
+    ]
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text(
+        json.dumps({"incident_id": records[0]["incident_id"], "plan": None}) + "\n"
+    )
+    (dataset_copy / "folds.json").unlink()  # a deleted table
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["replay", str(predictions), "--dataset", str(dataset_copy), "--out", str(out)]
+    )
+    assert isinstance(result.exception, DataError) and result.exception.exit_code == 2
+    assert "fails validation" in str(result.exception) and "\n" not in str(result.exception)
+    assert not out.exists()
