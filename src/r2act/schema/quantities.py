@@ -18,12 +18,16 @@ from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Final, Protocol
 
-QUANTITY_PATTERN: Final = (
-    r"^[+]?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
-    r"(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+_GRAMMAR: Final = (
+    r"[+]?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
+    r"(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?"
 )
-"""The Kubernetes quantity grammar (non-negative), for JSON Schemas and quick checks."""
-_QUANTITY: Final = re.compile(QUANTITY_PATTERN)
+_ZERO: Final = r"[+]?0*\.?0*([KMGTPE]i|[numkMGTPE]|[eE].*)?"
+_QUANTITY: Final = re.compile(_GRAMMAR)
+"""The Kubernetes quantity grammar (non-negative: a limit is never negative)."""
+QUANTITY_PATTERN: Final = rf"^(?!{_ZERO}$){_GRAMMAR}$"
+"""Positive quantities only (a zero limit is never a plan), for JSON Schemas; the value
+itself always comes from the client library's parser."""
 _HINT: Final = (
     "write a Kubernetes quantity: a number with an optional suffix Ki, Mi, Gi, Ti, Pi, Ei, "
     "k, M, G, T, P, E or an exponent (e.g. '256Mi', '0.5Gi', '1e9')"
