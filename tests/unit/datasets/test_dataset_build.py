@@ -124,7 +124,9 @@ def test_every_hugging_face_config_is_loadable_one_format_one_schema_each(built:
         assert all(s.equals(schemas[0]) for s in schemas), name
     listed = {path for paths in configs.values() for path in paths}
     on_disk = {p.relative_to(built).as_posix() for p in built.rglob("*.parquet")}
-    assert listed == on_disk
+    empty = {p for p in on_disk if pq.ParquetFile(built / p).metadata.num_rows == 0}
+    assert listed == on_disk - empty  # datasets cannot load a config without rows
+    assert all(f"`{p}`" in card for p in empty)
     for view in ("`logs` = ", "`logs+events` = ", "`full` = "):
         assert view in card
 
