@@ -28,7 +28,6 @@ from r2act.datasets import figures, ids, layout, tables
 from r2act.datasets.card import BuildInfo, render_card
 from r2act.datasets.checksums import sha256_file, write_sums
 from r2act.datasets.composition import Composition, compose
-from r2act.datasets.croissant import render_croissant
 from r2act.datasets.folds import DEFAULT_SEED, Folds, make_folds
 from r2act.datasets.observations import IncidentObservations, read_incident
 from r2act.datasets.schemas import write_schemas
@@ -309,6 +308,8 @@ def _write_all(
     figures.write(composition, out)
     (out / layout.README).write_text(render_card(info, composition), encoding="utf-8")
     sums = {name: sha256_file(out / name) for name in layout.TABLES}
+    from r2act.datasets.croissant import render_croissant  # mlcroissant: seconds to import
+
     croissant = render_croissant(
         name=info.name,
         description=f"{composition.incidents} quality-audited Kubernetes recovery incidents.",
