@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 
 def _frames(dataset: object) -> dict[str, pd.DataFrame]:
-    names = ("cases", "logs", "events", "metrics", "state")
+    names = ("cases", "logs", "events", "metrics", "state", "requests")
     return {n: getattr(dataset, n) for n in names if getattr(dataset, n, None) is not None}
 
 

@@ -40,6 +40,8 @@ class Dataset:
     events: pd.DataFrame | None = None
     metrics: pd.DataFrame | None = None
     state: pd.DataFrame | None = None
+    requests: pd.DataFrame | None = None
+    """Derived request series (``full`` view; see ``r2act.datasets.requests``)."""
     folds: list[list[str]] = field(default_factory=list)
 
 
@@ -138,6 +140,9 @@ def load(root: Path | str, view: str = "full", incidents: list[str] | None = Non
             events=read_table(root, layout.EVENTS, cases) if layout.EVENTS in files else None,
             metrics=read_table(root, layout.METRICS, cases) if layout.METRICS in files else None,
             state=read_table(root, layout.STATE, cases) if layout.STATE in files else None,
+            requests=(
+                read_table(root, layout.REQUESTS, cases) if layout.REQUESTS in files else None
+            ),
             folds=folds,
         )
     except (OSError, pa.ArrowException) as exc:
