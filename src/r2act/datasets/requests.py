@@ -120,10 +120,10 @@ def _frontend(lines: pa.Table, edges: dict[str, np.ndarray], services: list[str]
     parsed["phase"] = lines.column("phase").to_numpy(zero_copy_only=False)
     parsed["step"] = _bin(parsed["ts"], parsed["phase"], edges)
     parsed = parsed[parsed["step"].notna() & parsed["http.req.path"].notna()]
-    parsed["route"] = [
-        route(m or "GET", p)
-        for m, p in zip(parsed["http.req.method"], parsed["http.req.path"], strict=True)
-    ]
+    method = parsed["http.req.method"].fillna("GET").astype(str)
+    pairs = method + " " + parsed["http.req.path"].astype(str)
+    routes = {pair: route(*pair.split(" ", 1)) for pair in pairs.unique()}  # few distinct
+    parsed["route"] = pairs.map(routes)
     done = parsed[parsed["message"] == "request complete"]
     grid = _grid(edges, sorted(set(done["route"])))
     keys = [done["phase"], done["step"], done["route"]]
@@ -271,11 +271,9 @@ def derive(
     services = sorted({s for s in named if s not in {LOADGEN, FRONTEND}}, key=len, reverse=True)
     metric_ts = metrics.column("ts").to_numpy()
     metric_phase = metrics.column("phase").to_numpy(zero_copy_only=False)
-    front = logs.filter(
-        pc.and_(
-            pc.equal(logs.column("service"), FRONTEND),
-            pc.match_substring_regex(logs.column("line"), r'"request (complete|error)"'),
-        )
+    front = logs.filter(pc.equal(logs.column("service"), FRONTEND))
+    front = front.filter(
+        pc.match_substring_regex(front.column("line"), r'"request (complete|error)"')
     )
     load = logs.filter(pc.equal(logs.column("service"), LOADGEN))
     edges: dict[str, np.ndarray] = {}
