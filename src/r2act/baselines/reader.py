@@ -35,6 +35,7 @@ from r2act.systems import SYSTEMS
 _LOG_COLUMNS = ["phase", "ts", "pod", "service", "line"]
 _EVENT_COLUMNS = ["phase", "ts", "type", "reason", "object_kind", "object_name", "message", "count"]
 _METRIC_COLUMNS = ["phase", "ts", "query", "labels", "value"]
+_REQUEST_COLUMNS = [f.name for f in layout.REQUEST_TABLE if f.name != "case_id"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class Case:
     events: pd.DataFrame | None = None
     metrics: pd.DataFrame | None = None
     states: dict[str, ClusterState] = field(default_factory=dict)
+    requests: pd.DataFrame | None = None
+    """Derived request series (``full`` view only)."""
 
 
 class _Table:
@@ -117,6 +120,7 @@ class DatasetReader:
         self._logs: _Table | None = None
         self._events: _Table | None = None
         self._metrics: _Table | None = None
+        self._requests: _Table | None = None
         self._state: dict[str, dict[str, str]] | None = None
 
     def topology(self, record: BenchmarkRecord) -> Topology:
@@ -137,6 +141,8 @@ class DatasetReader:
                 self._events = _Table(self.root / layout.EVENTS, _EVENT_COLUMNS)
             if self._metrics is None and layout.METRICS in self._files:
                 self._metrics = _Table(self.root / layout.METRICS, _METRIC_COLUMNS)
+            if self._requests is None and layout.REQUESTS in self._files:
+                self._requests = _Table(self.root / layout.REQUESTS, _REQUEST_COLUMNS)
             if self._state is None and layout.STATE in self._files:
                 self._state = _states(self.root / layout.STATE)
         except (OSError, ValueError, KeyError) as exc:
@@ -164,6 +170,7 @@ class DatasetReader:
             events=self._events.frame(case) if self._events is not None else None,
             metrics=self._metrics.frame(case) if self._metrics is not None else None,
             states=states,
+            requests=self._requests.frame(case) if self._requests is not None else None,
         )
 
     def cases(self) -> Iterator[Case]:

@@ -30,7 +30,6 @@ from r2act.datasets import figures, ids, layout, tables
 from r2act.datasets.card import BuildInfo, render_card
 from r2act.datasets.checksums import read_sums, sha256_file, write_sums
 from r2act.datasets.composition import Composition, compose
-from r2act.datasets.croissant import render_croissant
 from r2act.datasets.folds import DEFAULT_SEED, Folds, make_folds
 from r2act.datasets.observations import IncidentObservations, read_incident
 from r2act.datasets.schemas import write_schemas
@@ -123,7 +122,7 @@ def write_table(path: Path, table: pa.Table) -> None:
         writer.close()
 
 
-_STREAMED = (layout.LOGS, layout.EVENTS, layout.METRICS, layout.STATE)
+_STREAMED = (layout.LOGS, layout.EVENTS, layout.METRICS, layout.STATE, layout.REQUESTS)
 _PROVENANCE = (
     layout.ANNOTATIONS,
     layout.CHAOS_OBJECTS,
@@ -149,6 +148,7 @@ class _Writers:
             layout.EVENTS: obs.events,
             layout.METRICS: obs.metrics,
             layout.STATE: obs.state,
+            layout.REQUESTS: obs.requests,
             **{name: obs.provenance_table(name) for name in _PROVENANCE},
         }
         for path, table in tables.items():
@@ -181,7 +181,11 @@ def _write_json(path: Path, value: Any) -> None:
 
 
 def _build_info(
-    run_dir: Path, records: list[BenchmarkRecord], verdicts: list[Verdict], folds_seed: int
+    run_dir: Path,
+    records: list[BenchmarkRecord],
+    verdicts: list[Verdict],
+    folds_seed: int,
+    out: Path,
 ) -> BuildInfo:
     def distinct(values: list[str]) -> list[str]:
         return sorted(set(values)) or ["-"]
@@ -200,6 +204,9 @@ def _build_info(
         date=max(dates)[:10] if dates else "1970-01-01",
         audit_counts={g.value: counts.get(g.value, 0) for g in Group},
         matplotlib=figures.matplotlib_version(),
+        empty_tables=tuple(
+            t for t in layout.TABLES if pq.ParquetFile(out / t).metadata.num_rows == 0
+        ),
     )
 
 
@@ -329,10 +336,12 @@ def _write_all(
     _write_json(out / layout.KEY, ids.key_document(salt))
     write_schemas(out / layout.SCHEMA_DIR)
     composition = compose(records)
-    info = _build_info(run_dir, records, verdicts, folds_seed)
+    info = _build_info(run_dir, records, verdicts, folds_seed, out)
     figures.write(composition, out)
     (out / layout.README).write_text(render_card(info, composition), encoding="utf-8")
     sums = {name: sha256_file(out / name) for name in layout.TABLES}
+    from r2act.datasets.croissant import render_croissant  # mlcroissant: seconds to import
+
     croissant = render_croissant(
         name=info.name,
         description=f"{composition.incidents} quality-audited Kubernetes recovery incidents.",

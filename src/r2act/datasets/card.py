@@ -39,6 +39,8 @@ class BuildInfo:
     date: str
     audit_counts: dict[str, int]
     matplotlib: str
+    empty_tables: tuple[str, ...] = ()
+    """Tables without a row: no Hugging Face config (``datasets`` cannot load an empty one)."""
 
 
 def _size_category(n: int) -> str:
@@ -61,7 +63,7 @@ def front_matter(info: BuildInfo, comp: Composition) -> str:
     columns); a view is the set of configs it loads. The method-visible ``cases`` table is
     the default; the answers' configs are prefixed ``answers_``.
     """
-    tables = list(layout.TABLES)
+    tables = [t for t in layout.TABLES if t not in info.empty_tables]
 
     header = {
         "license": LICENSE,
@@ -105,6 +107,9 @@ _VISIBLE_DOCS: Final = {
     layout.EVENTS: "Kubernetes events (none about chaos objects)",
     layout.METRICS: "metric samples in long format",
     layout.STATE: "deployments and pods at the end of each phase (JSON)",
+    layout.REQUESTS: "derived request series at the metric step: per route and called "
+    "service, request rate, error rate, latency quantiles (from the frontend's request "
+    "log and Locust's stats; the raw lines stay in logs)",
     layout.FOLDS: "5 folds of case ids, stratified by service x fault cell",
 }
 _ANSWER_DOCS: Final = {
@@ -212,7 +217,14 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
             f"`{view}` = " + " + ".join(f"`{_config_name(p)}`" for p in files)
             for view, files in layout.VIEWS.items()
         )
-        + " (Hugging Face config names, one per table).",
+        + " (Hugging Face config names, one per table"
+        + (
+            f"; {', '.join(f'`{t}`' for t in info.empty_tables)} hold no row here and have "
+            "no config"
+            if info.empty_tables
+            else ""
+        )
+        + ").",
         "",
         "Case ids are `case-` + 12 hex digits of HMAC-SHA256(salt, incident id); the salt "
         "is derived from the answers and stored only in `answers/key.json`, so the ids "

@@ -1,60 +1,26 @@
 """``croissant.json``: Croissant 1.0 (JSON-LD) metadata describing the files and fields.
 
-Each table is a ``cr:FileObject`` (Parquet) with its SHA-256 and a ``cr:RecordSet`` with
-one field per column (JSON columns are text; the gold plan's operation and target are also
-fields of their own, read by JSONPath). Method-visible tables and answers are told apart
-in every description. Generated from ``layout`` so it cannot drift from the builder.
+Built with mlcroissant's own classes (``Metadata``, ``FileObject``, ``RecordSet``,
+``Field``, ``Source``, ``Transform``), which also validate it. Each table is a FileObject
+(Parquet) with its SHA-256 and a RecordSet with one field per column (JSON columns are
+text; the gold plan's operation, target and parameters are columns of their own, since
+mlcroissant applies JSONPath to JSON files, not to a JSON string in a column).
+Method-visible tables and answers are told apart in every description. Generated from
+``layout`` so it cannot drift from the builder. mlcroissant is imported here only, so only
+``dataset build`` pays its import time.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
+import mlcroissant as mlc
 import pyarrow as pa
 
 from r2act.datasets import layout
 from r2act.datasets.card import LICENSE
-
-CONTEXT: Final[dict[str, Any]] = {
-    "@language": "en",
-    "@vocab": "https://schema.org/",
-    "citeAs": "cr:citeAs",
-    "column": "cr:column",
-    "conformsTo": "dct:conformsTo",
-    "cr": "http://mlcommons.org/croissant/",
-    "rai": "http://mlcommons.org/croissant/RAI/",
-    "data": {"@id": "cr:data", "@type": "@json"},
-    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
-    "dct": "http://purl.org/dc/terms/",
-    "equivalentProperty": "cr:equivalentProperty",
-    "examples": {"@id": "cr:examples", "@type": "@json"},
-    "extract": "cr:extract",
-    "field": "cr:field",
-    "fileProperty": "cr:fileProperty",
-    "fileObject": "cr:fileObject",
-    "fileSet": "cr:fileSet",
-    "format": "cr:format",
-    "includes": "cr:includes",
-    "isLiveDataset": "cr:isLiveDataset",
-    "jsonPath": "cr:jsonPath",
-    "key": "cr:key",
-    "md5": "cr:md5",
-    "parentField": "cr:parentField",
-    "path": "cr:path",
-    "recordSet": "cr:recordSet",
-    "references": "cr:references",
-    "regex": "cr:regex",
-    "repeated": "cr:repeated",
-    "replace": "cr:replace",
-    "samplingRate": "cr:samplingRate",
-    "sc": "https://schema.org/",
-    "separator": "cr:separator",
-    "source": "cr:source",
-    "subField": "cr:subField",
-    "transform": "cr:transform",
-}
-"""The Croissant 1.0 JSON-LD context."""
 
 _TYPES: Final = {"string": "sc:Text", "double": "sc:Float", "int64": "sc:Integer"}
 _PARQUET: Final = "application/x-parquet"
@@ -80,16 +46,16 @@ _GOLD: Final = (
 )
 
 
-def _file(path: str, sha256: str) -> dict[str, Any]:
-    return {
-        "@type": "cr:FileObject",
-        "@id": path,
-        "name": path,
-        "description": _DESCRIPTIONS[path],
-        "contentUrl": path,
-        "encodingFormat": _PARQUET,
-        "sha256": sha256,
-    }
+def _type(name: str) -> mlc.DataType:
+    return {"sc:Text": mlc.DataType.TEXT, "sc:Float": mlc.DataType.FLOAT}.get(
+        name, mlc.DataType.INTEGER
+    )
+
+
+def record_set_name(path: str) -> str:
+    """The record set of a table: its stem, ``answers_`` + stem under answers/."""
+    stem = Path(path).stem
+    return stem if path in layout.VISIBLE_TABLES else f"answers_{stem}"
 
 
 def _field(
@@ -100,29 +66,18 @@ def _field(
     *,
     file_id: str,
     column: str,
-    json_path: str | None = None,
-) -> dict[str, Any]:
-    """A field read from ``column`` of a file, optionally a JSONPath inside that column."""
-    source: dict[str, Any] = {"fileObject": {"@id": file_id}, "extract": {"column": column}}
-    if json_path is not None:
-        source["transform"] = {"jsonPath": json_path}
-    return {
-        "@type": "cr:Field",
-        "@id": f"{record_set}/{name}",
-        "name": name,
-        "description": description,
-        "dataType": dtype,
-        "source": source,
-    }
+) -> mlc.Field:
+    """A field read from ``column`` of a Parquet file."""
+    return mlc.Field(
+        id=f"{record_set}/{name}",
+        name=name,
+        description=description,
+        data_types=[_type(dtype)],
+        source=mlc.Source(file_object=file_id, extract=mlc.Extract(column=column)),
+    )
 
 
-def record_set_name(path: str) -> str:
-    """The record set of a table: its stem, ``answers_`` + stem under answers/."""
-    stem = Path(path).stem
-    return stem if path in layout.VISIBLE_TABLES else f"answers_{stem}"
-
-
-def _table_set(path: str, schema: pa.Schema) -> dict[str, Any]:
+def _record_set(path: str, schema: pa.Schema) -> mlc.RecordSet:
     name = record_set_name(path)
     fields = [
         _field(
@@ -135,39 +90,47 @@ def _table_set(path: str, schema: pa.Schema) -> dict[str, Any]:
         )
         for f in schema
     ]
-    if path == layout.INCIDENTS:
-        fields += [
-            _field(name, n, "sc:Text", d, file_id=path, column="gold_plan", json_path=p)
-            for n, p, d in _GOLD
-        ]
-    out: dict[str, Any] = {
-        "@type": "cr:RecordSet",
-        "@id": name,
-        "name": name,
-        "description": _DESCRIPTIONS[path],
-        "field": fields,
-    }
-    if path in (layout.CASES, layout.INCIDENTS):
-        out["key"] = {"@id": f"{name}/case_id"}
-    return out
+    keyed = path in (layout.CASES, layout.INCIDENTS)
+    return mlc.RecordSet(
+        id=name,
+        name=name,
+        description=_DESCRIPTIONS[path],
+        fields=fields,
+        key=[f"{name}/case_id"] if keyed else None,
+    )
 
 
 def render_croissant(
     *, name: str, description: str, version: str, date: str, sha256: dict[str, str]
 ) -> dict[str, Any]:
-    """The metadata document; ``sha256`` maps each table's relative path to its digest."""
+    """The metadata document, built with mlcroissant's own classes.
+
+    ``sha256`` maps each table's relative path to its digest. ValueError when mlcroissant
+    finds the metadata invalid (a bug in the builder, never the user's data)."""
     tables = [p for p in layout.TABLES if p in sha256]
-    return {
-        "@context": CONTEXT,
-        "@type": "sc:Dataset",
-        "name": name,
-        "description": description,
-        "conformsTo": "http://mlcommons.org/croissant/1.0",
-        "license": f"https://spdx.org/licenses/{LICENSE.upper()}.html",
-        "version": version,
-        "datePublished": date,
-        "citeAs": "R2Act: an action-level evaluation layer for microservice incident recovery.",
-        "keywords": ["AIOps", "root cause analysis", "incident recovery", "Kubernetes"],
-        "distribution": [_file(p, sha256[p]) for p in tables],
-        "recordSet": [_table_set(p, layout.TABLES[p]) for p in tables],
-    }
+    metadata = mlc.Metadata(
+        name=name,
+        description=description,
+        conforms_to="http://mlcommons.org/croissant/1.0",
+        license=[f"https://spdx.org/licenses/{LICENSE.upper()}.html"],
+        version=version,
+        date_published=datetime.fromisoformat(date),
+        cite_as="R2Act: an action-level evaluation layer for microservice incident recovery.",
+        keywords=["AIOps", "root cause analysis", "incident recovery", "Kubernetes"],
+        distribution=[
+            mlc.FileObject(
+                id=p,
+                name=p,
+                description=_DESCRIPTIONS[p],
+                content_url=p,
+                encoding_formats=[_PARQUET],
+                sha256=sha256[p],
+            )
+            for p in tables
+        ],
+        record_sets=[_record_set(p, layout.TABLES[p]) for p in tables],
+    )
+    if metadata.ctx.issues.errors:
+        raise ValueError(f"Croissant metadata invalid: {sorted(metadata.ctx.issues.errors)[0]}")
+    document: dict[str, Any] = metadata.to_json()
+    return document

@@ -6,6 +6,7 @@
     cases.parquet                                 method-visible: one row per case
     observations/{logs,events,metrics,state,requests}.parquet
                                                   method-visible, keyed by case_id + phase
+                                                  (requests: derived, see ``requests``)
     answers/incidents.parquet  answers/key.json   the answers: incident id <-> case id, labels,
     answers/audit_trail.parquet                   gold, valid and invalid plans, the fault;
     answers/provenance/{annotations,chaos_objects,chaos_status,chaos_events}.parquet
@@ -52,11 +53,11 @@ View = Literal["logs", "logs+events", "full"]
 VIEWS: Final[dict[str, tuple[str, ...]]] = {
     "logs": (CASES, LOGS),
     "logs+events": (CASES, LOGS, EVENTS),
-    "full": (CASES, LOGS, EVENTS, METRICS, STATE),
+    "full": (CASES, LOGS, EVENTS, METRICS, STATE, REQUESTS),
 }
 """The paper's modality ablation: each view is a subset of the method-visible tables."""
 
-METHOD_VISIBLE: Final = (CASES, LOGS, EVENTS, METRICS, STATE, FOLDS)
+METHOD_VISIBLE: Final = (CASES, LOGS, EVENTS, METRICS, STATE, REQUESTS, FOLDS)
 """Everything a method may read; nothing under ``answers/``."""
 
 
@@ -110,8 +111,9 @@ REQUEST_TABLE: Final = pa.schema(
         _s("source"),
         _s("service"),
         _s("route"),
-        _f("requests_per_s"),
-        _f("error_ratio"),
+        pa.field("requests_per_s", pa.float64()),
+        _f("errors_per_s"),
+        pa.field("error_ratio", pa.float64()),
         pa.field("latency_p50_ms", pa.float64()),
         pa.field("latency_p95_ms", pa.float64()),
         pa.field("latency_p99_ms", pa.float64()),
@@ -127,6 +129,12 @@ INCIDENT_TABLE: Final = pa.schema(
         _s("mechanism"),
         _s("policy"),
         _s("gold_plan"),
+        _s("gold_operation"),
+        pa.field("gold_target", pa.string()),
+        pa.field("gold_replicas", pa.int64()),
+        pa.field("gold_memory_limit", pa.string()),
+        pa.field("gold_scope", pa.string()),
+        pa.field("gold_dependency", pa.string()),
         _s("valid_plans"),
         _s("invalid_plans"),
         _s("fault"),
@@ -142,6 +150,7 @@ VISIBLE_TABLES: Final[dict[str, pa.Schema]] = {
     EVENTS: EVENT_TABLE,
     METRICS: METRIC_TABLE,
     STATE: STATE_TABLE,
+    REQUESTS: REQUEST_TABLE,
 }
 ANSWER_TABLES: Final[dict[str, pa.Schema]] = {
     INCIDENTS: INCIDENT_TABLE,
@@ -197,9 +206,12 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "labels": "Series labels as JSON with sorted keys.",
     "value": "Sample value.",
     "state": "Deployments and pods at the end of the phase, as JSON (a ClusterState).",
-    "route": "Request route 'METHOD /path' (requests), '*' for all routes.",
-    "requests_per_s": "Requests completed per second in the step ending at ts.",
-    "error_ratio": "Share of those requests that failed (HTTP status >= 500 or a failure).",
+    "route": "Request route 'METHOD /path', product ids as '*'; '*' alone: all routes.",
+    "requests_per_s": "Requests per second in the step ending at ts (null where the source "
+    "does not log the calls, e.g. a called service's rows).",
+    "errors_per_s": "Failed requests per second in the step (HTTP status >= 500, Locust "
+    "failures, or frontend errors naming the called service).",
+    "error_ratio": "errors_per_s / requests_per_s (null without requests).",
     "latency_p50_ms": "Median latency in ms (null when no request completed).",
     "latency_p95_ms": "95th-percentile latency in ms (null when no request completed).",
     "latency_p99_ms": "99th-percentile latency in ms (null when no request completed).",
@@ -208,6 +220,12 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "mechanism": "Injection mechanism.",
     "policy": "Recovery-semantics policy the plans were labelled under.",
     "gold_plan": "The canonical valid plan as JSON (operation, target and parameters).",
+    "gold_operation": "Operation of the gold plan.",
+    "gold_target": "Target deployment of the gold plan (null for no_action).",
+    "gold_replicas": "scale_out: replica count of the gold plan (else null).",
+    "gold_memory_limit": "increase_memory_limit: the gold plan's new limit (else null).",
+    "gold_scope": "rollback_config: the gold plan's route-rule scope (else null).",
+    "gold_dependency": "repair_dependency: the endpoint the gold plan repairs (else null).",
     "valid_plans": "P+: valid plan patterns as a JSON list.",
     "invalid_plans": "P-: tagged invalid plans as a JSON list.",
     "fault": "The injected fault as JSON (a FaultSpec).",

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import BaseModel
 
-from r2act.datasets import layout
+from r2act.datasets import layout, requests
 from r2act.datasets.layout import (
     EVENT_TABLE,
     LOG_TABLE,
@@ -31,6 +31,7 @@ from r2act.quality_gate import rawstore
 from r2act.quality_gate.provenance import is_provenance_event
 from r2act.quality_gate.rawstore import LOG_SCHEMA, RawIncident
 from r2act.schema import PHASES
+from r2act.systems import SYSTEMS
 
 
 def as_json(payload: BaseModel | dict[str, Any] | list[Any]) -> str:
@@ -60,6 +61,7 @@ class IncidentObservations:
     events: pa.Table
     metrics: pa.Table
     state: pa.Table
+    requests: pa.Table
     provenance: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """Provenance table name -> (phase, JSON) rows; phase is empty for incident-level items."""
 
@@ -119,13 +121,17 @@ def read_incident(
                 schema=LOG_TABLE,
             )
         ]
+    all_logs, all_metrics = pa.concat_tables(logs), pa.concat_tables(metrics)
     return IncidentObservations(
         incident_id=incident.id,
         case_id=case_id,
-        logs=pa.concat_tables(logs),
+        logs=all_logs,
         events=pa.concat_tables(events),
-        metrics=pa.concat_tables(metrics),
+        metrics=all_metrics,
         state=pa.concat_tables(states),
+        requests=requests.derive(
+            case_id, all_logs, all_metrics, list(PHASES), _services(ann.incident.system)
+        ),
         provenance={
             layout.ANNOTATIONS: [("", as_json(ann.model_dump(mode="json", exclude={"chaos"})))],
             layout.CHAOS_OBJECTS: [("", as_json(ann.chaos))],
@@ -133,6 +139,12 @@ def read_incident(
             layout.CHAOS_EVENTS: chaos_events,
         },
     )
+
+
+def _services(system: str) -> list[str] | None:
+    """The deployments of ``system`` (None for an unknown system: use who logged)."""
+    topology = SYSTEMS.get(system)
+    return None if topology is None else [d.name for d in topology.deployments]
 
 
 def _event_table(rows: list[dict[str, Any]]) -> pa.Table:

@@ -61,6 +61,7 @@ def incidents_table(records: list[BenchmarkRecord]) -> pa.Table:
             "mechanism": r.labels.mechanism,
             "policy": r.policy,
             "gold_plan": as_json(r.gold_plan),
+            **_gold_parameters(r),
             "valid_plans": as_json([p.model_dump(mode="json") for p in r.valid_plans]),
             "invalid_plans": as_json([p.model_dump(mode="json") for p in r.invalid_plans]),
             "fault": as_json(r.fault),
@@ -69,6 +70,16 @@ def incidents_table(records: list[BenchmarkRecord]) -> pa.Table:
         for r in sorted(records, key=lambda r: r.incident_id)
     ]
     return _table(layout.INCIDENT_TABLE, rows)
+
+
+def _gold_parameters(record: BenchmarkRecord) -> dict[str, object]:
+    """The gold plan's operation, target and parameters as columns (null where absent)."""
+    gold = record.gold_plan.model_dump(mode="json")
+    return {
+        "gold_operation": gold["operation"],
+        **{f"gold_{k}": gold.get(k) for k in ("target", "replicas", "memory_limit", "scope")},
+        "gold_dependency": gold.get("dependency"),
+    }
 
 
 def trail_table(verdicts: list[Verdict]) -> pa.Table:

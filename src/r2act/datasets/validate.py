@@ -167,7 +167,21 @@ def _observations(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
                         where=name,
                     )
                 )
-    return problems
+    return problems + _derived(root, cases)
+
+
+def _derived(root: Path, cases: set[str]) -> list[Problem]:
+    """The derived request table: its columns, and no row for an unknown case."""
+    name = layout.REQUESTS
+    try:
+        found = pq.read_schema(root / name)
+        keys = _case_column(root / name)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        return [error("OBSERVATIONS_UNREADABLE", str(exc)[:200], where=name)]
+    if not _same_columns(found, layout.REQUEST_TABLE):
+        return [error("SCHEMA_MISMATCH", "columns or types differ from layout", where=name)]
+    orphans = sorted({str(k) for k in pc.unique(keys).to_pylist()} - cases)
+    return [error("ORPHAN_OBSERVATIONS", f"rows for unknown case {o}", where=name) for o in orphans]
 
 
 def _state(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:

@@ -16,7 +16,8 @@ def _set_record(root: Path, text: str) -> None:
     table = pq.read_table(path)
     records = table.column("record").to_pylist()
     records[0] = text
-    pq.write_table(table.set_column(11, "record", pa.array(records, pa.string())), path)
+    index = table.schema.get_field_index("record")
+    pq.write_table(table.set_column(index, "record", pa.array(records, pa.string())), path)
 
 
 def test_a_record_problem_is_one_line_without_pydantic_urls(dataset_copy: Path) -> None:
