@@ -21,6 +21,7 @@ def records(
 ) -> list[BenchmarkRecord]:
     _, chosen = ids.assign(list(smoke_records[:2]))  # as a published dataset has them
     monkeypatch.setattr(datasets, "load_records", lambda _d: list(chosen))
+    monkeypatch.setattr(datasets, "validate", lambda _d: [])  # records only, no files
     (tmp_path / "dataset").mkdir()
     return chosen
 
