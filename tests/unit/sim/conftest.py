@@ -85,12 +85,17 @@ def gold_plan(inc: PlannedIncident) -> RecoveryPlan:
 class Run:
     """One incident on a fresh simulated cluster: pre window, injection, during window."""
 
-    def __init__(self, cluster: SimulatedCluster, inc: PlannedIncident) -> None:
+    def __init__(
+        self,
+        cluster: SimulatedCluster,
+        inc: PlannedIncident,
+        injected: dict[str, object] | None = None,
+    ) -> None:
         self.cluster, self.incident = cluster, inc
         start = cluster.clock.now()
         cluster.clock.sleep(PRE_S)
         self.pre = TimeWindow(start, cluster.clock.now())
-        self.ref: ChaosRef = cluster.inject(chaos(inc))
+        self.ref: ChaosRef = cluster.inject(injected if injected is not None else chaos(inc))
         cluster.clock.sleep(DURING_S)
         self.during = TimeWindow(self.pre.end + SETTLE_S, cluster.clock.now())
         """The fault window, from when the records have been applied."""
