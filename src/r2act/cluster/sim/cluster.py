@@ -8,6 +8,7 @@ process (or a new instance after a crash) sees the same cluster, leftovers inclu
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -41,7 +42,12 @@ from r2act.cluster.sim.state import (
     save_state,
     state_path,
 )
-from r2act.cluster.sim.timeline import PodTimeline, build_timelines, change_points
+from r2act.cluster.sim.timeline import (
+    PodTimeline,
+    build_timelines,
+    change_points,
+    collectable_from,
+)
 from r2act.cluster.sim.view import cluster_state, health_report
 from r2act.errors import DataError
 from r2act.schema import (
@@ -281,7 +287,12 @@ class SimulatedCluster:
         """Every container's lines in the window (up to now), in batches."""
         self._call("logs")
         timelines = self.timelines()
-        yield from self._logs.window(self._clip(window), timelines, self.scene_at, self._cuts)
+        cut = collectable_from(timelines, self._state.now)
+        for batch in self._logs.window(self._clip(window), timelines, self.scene_at, self._cuts):
+            if cut:
+                batch = [x for x in batch if x.ts >= cut.get(x.pod, -math.inf)]
+            if batch:
+                yield batch
 
     def events(self, window: TimeWindow) -> list[KubeEvent]:
         """Events of the namespace in the window (up to now), chaos-object events included."""
