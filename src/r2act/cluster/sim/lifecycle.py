@@ -25,7 +25,9 @@ from r2act.cluster.sim.state import ChaosRec, SimState
 from r2act.errors import ConflictError, PermanentClusterError
 from r2act.schema import Topology
 
-SOURCE = "chaos-controller-manager"
+SOURCE = "records"
+"""Event source component of the records controller (Applied, Failed, Recovered, Updated)."""
+FINALIZERS, DESIRED_PHASE = "finalizers", "desiredphase"
 APPLY_DELAY_S = 1.0
 """Seconds between creation and the daemon applying the records."""
 RETRIES_S = (0.0, 1.0, 3.0, 7.0, 15.0, 31.0, 63.0, 127.0, 255.0)
@@ -91,7 +93,7 @@ def creation_events(state: SimState, rec: ChaosRec) -> None:
         "FinalizerInited",
         about,
         "Finalizer has been inited",
-        source=SOURCE,
+        source=FINALIZERS,
     )
     if not rec.pods:
         event(
@@ -104,7 +106,14 @@ def creation_events(state: SimState, rec: ChaosRec) -> None:
             warning=True,
         )
         return
-    event(state, rec.created_at + 0.2, "Started", about, "Experiment has started", source=SOURCE)
+    event(
+        state,
+        rec.created_at + 0.2,
+        "Started",
+        about,
+        "Experiment has started",
+        source=DESIRED_PHASE,
+    )
     for pod in rec.pods:
         if rec.injection_failed:
             # The records controller requeues a failed apply (needRetry) and fails again:
@@ -129,9 +138,25 @@ def creation_events(state: SimState, rec: ChaosRec) -> None:
                 rec.applied_at,
                 "Applied",
                 about,
-                f"Successfully apply chaos for {rec.namespace}/{pod}",
+                f"Successfully apply chaos for {record_id(rec, pod)}",
                 source=SOURCE,
             )
+    # records.go L258: one Updated after each pass that changed the records.
+    event(
+        state,
+        rec.applied_at + 0.01,
+        "Updated",
+        about,
+        "Successfully update records of resource",
+        source=SOURCE,
+    )
+
+
+def record_id(rec: ChaosRec, pod: str) -> str:
+    """The record Id Chaos Mesh names in events: ns/pod, or ns/pod/container for the
+    container-level kinds (StressChaos, DNSChaos)."""
+    suffix = f"/{rec.containers[0]}" if rec.kind in CONTAINER_LEVEL and rec.containers else ""
+    return f"{rec.namespace}/{pod}{suffix}"
 
 
 def delete(state: SimState, rec: ChaosRec, removed_by: str) -> None:
@@ -146,7 +171,7 @@ def delete(state: SimState, rec: ChaosRec, removed_by: str) -> None:
                 now + 0.5,
                 "Recovered",
                 about,
-                f"Successfully recover chaos for {rec.namespace}/{pod}",
+                f"Successfully recover chaos for {record_id(rec, pod)}",
                 source=SOURCE,
             )
     event(state, now + 0.8, "Deleted", about, "Experiment has been deleted", source=SOURCE)
