@@ -288,7 +288,10 @@ class SimulatedCluster:
         self._call("logs")
         timelines = self.timelines()
         cut = collectable_from(timelines, self._state.now)
-        for batch in self._logs.window(self._clip(window), timelines, self.scene_at, self._cuts):
+        gone = {name for name, t in cut.items() if t == math.inf}
+        cut = {name: t for name, t in cut.items() if name not in gone}
+        readable = {n: line for n, line in timelines.items() if n not in gone}
+        for batch in self._logs.window(self._clip(window), readable, self.scene_at, self._cuts):
             if cut:
                 batch = [x for x in batch if x.ts >= cut.get(x.pod, -math.inf)]
             if batch:
