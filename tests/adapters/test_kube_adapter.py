@@ -386,10 +386,9 @@ def test_rollback_sends_kubectls_template_json_patch_and_undo_reverts_it(
     assert restored["spec"]["template"] == deployment("cartservice")["spec"]["template"]  # type: ignore[index]
 
 
-def test_rollback_without_an_earlier_revision_fails_without_writing(harness: Harness) -> None:
-    with pytest.raises(PermanentClusterError, match="no earlier revision"):
-        harness.cluster().apply_plan(plan(operation="rollback_deployment", target="frontend"))
-    assert harness.writes() == []
+def test_rollback_without_an_earlier_revision_changes_nothing(harness: Harness) -> None:
+    effect = harness.cluster().apply_plan(plan(operation="rollback_deployment", target="frontend"))
+    assert effect.changes == [] and harness.writes() == []
 
 
 def test_rollback_config_deletes_only_the_http_rule_with_that_scope(harness: Harness) -> None:
@@ -403,6 +402,10 @@ def test_rollback_config_deletes_only_the_http_rule_with_that_scope(harness: Har
         plan(operation="rollback_config", target="cartservice", scope=other_scope)
     )
     assert nothing.changes == []
+    off_route = cluster.apply_plan(
+        plan(operation="rollback_config", target="emailservice", scope=scope)
+    )
+    assert off_route.changes == []
     effect = cluster.apply_plan(
         plan(operation="rollback_config", target="cartservice", scope=scope)
     )

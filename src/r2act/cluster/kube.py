@@ -687,10 +687,8 @@ class KubeCluster:
         selector = ",".join(f"{k}={v}" for k, v in sorted(match_labels.items()))
         replicasets = self._api.replicasets(selector)
         source = rollback_source(deployment, replicasets)
-        if source is None:
-            raise PermanentClusterError(
-                f"deployment {target} has no earlier revision to roll back to"
-            )
+        if source is None:  # nothing to roll back to: the plan changes nothing (as in the sim)
+            return PlanEffect(operation="rollback_deployment", changes=[])
         _revision, template, annotations = source
         current_template = spec.get("template") or {}
         if same_template(current_template, template):
@@ -783,6 +781,15 @@ class KubeCluster:
             ],
         )
 
+    def _on_route(self, target: str, scope: str) -> bool:
+        """The scope names a route whose requests reach ``target`` (as the simulator rules)."""
+        method, _, path = scope.partition(" ")
+        try:
+            routes = self._topology.routes_of(target)
+        except KeyError:
+            return False
+        return any(r.path == path and method in ("ANY", r.method) for r in routes)
+
     def apply_plan(self, plan: RecoveryPlan) -> PlanEffect:
         """Execute a typed plan in the namespace; the effect records what to undo."""
         if isinstance(plan, NoAction):
@@ -798,6 +805,8 @@ class KubeCluster:
             return self._rollback(plan.target)
         if isinstance(plan, RollbackConfig):
             scope = plan.scope
+            if not self._on_route(plan.target, scope):
+                return PlanEffect(operation="rollback_config", changes=[])
             return self._remove_matching(
                 "rollback_config", CHAOS_PLURALS["HTTPChaos"], lambda o: http_scope(o) == scope
             )
