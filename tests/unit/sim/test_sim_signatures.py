@@ -27,8 +27,7 @@ def _is_error(line: LogLine) -> bool:
         '"severity":"error"' in text
         or '"severity": "ERROR"' in text
         or '"http.resp.status":5' in text
-        or text.startswith(("fail:", "Grpc.Core.RpcException"))
-        or text == "Error report"
+        or text.startswith(("Exception calling application", "      Error status code"))
     )
 
 
@@ -157,9 +156,24 @@ def test_network_delay_slows_callers_and_at_severe_fails_probes(run_of: Callable
     assert _errors(during)["frontend"] > 10
 
 
-def test_http_error_replaces_the_route_status_for_the_entry_point_and_users(
+def _locust_fails(lines: list[LogLine], name: str) -> int:
+    """The '# fails' count of the last stats-table row for request ``name`` in ``lines``."""
+    rows = [
+        line.line
+        for line in lines
+        if line.service == "loadgenerator"
+        and line.line.split("  ")[0].strip() in ("GET", "POST")
+        and line.line[9:85].strip() == name
+    ]
+    return int(rows[-1][94:106].strip().split("(")[0]) if rows else 0
+
+
+def test_http_error_replaces_the_status_users_see_but_not_what_the_app_logs(
     run_of: Callable[..., Run],
 ) -> None:
+    """HTTPChaos replaces the code in its proxy after the app answered: the frontend logs
+    its own 200, Locust counts the replaced code as a failure (its error report is only
+    printed at shutdown, so the stats table is where users' failures show)."""
     run = run_of("cartservice", "http_error")
     _assert_clean_pre(run)
     during = run.lines(run.during)
@@ -168,38 +182,50 @@ def test_http_error_replaces_the_route_status_for_the_entry_point_and_users(
         for line in during
         if line.service == "frontend" and "request complete" in line.line
     )
-    assert statuses[("/", 503)] > 0 and statuses[("/", 200)] == 0
-    assert any(p.startswith("/product/") and s == 200 for p, s in statuses)
-    report = [line.line for line in during if line.service == "loadgenerator"]
-    assert any("503 Server Error" in text and "GET /:" in text for text in report)
+    assert statuses[("/", 200)] > 0 and not any(code >= 500 for _, code in statuses)
+    assert _locust_fails(during, "/") > _locust_fails(run.lines(run.pre), "/")
+    assert not any("Error report" in line.line for line in during)
 
 
-def test_http_abort_drops_the_route_and_its_backend_calls(run_of: Callable[..., Run]) -> None:
+def test_http_abort_drops_the_route_before_the_app(run_of: Callable[..., Run]) -> None:
+    """An aborted request never reaches the app: no frontend line, fewer backend calls."""
     run = run_of("cartservice", "http_abort")
     _assert_clean_pre(run)
     during = run.lines(run.during)
-    assert any("context canceled" in line.line for line in during if line.service == "frontend")
-    assert any("RemoteDisconnected" in line.line for line in during)
+
+    def home(lines: list[LogLine]) -> int:
+        return sum(
+            1
+            for x in lines
+            if x.service == "frontend"
+            and '"http.req.path":"/",' in x.line
+            and "request started" in x.line
+        )
+
+    assert home(during) < 0.1 * home(run.lines(run.pre)) * 120 / 300
     pre_rate = len([x for x in run.lines(run.pre) if x.service == "cartservice"]) / 300
     during_rate = len([x for x in during if x.service == "cartservice"]) / 120
     assert during_rate < 0.95 * pre_rate
+    assert _locust_fails(during, "/") > _locust_fails(run.lines(run.pre), "/")
 
 
 @pytest.mark.parametrize(
-    ("fault", "symptom"), [("dns_fault", "no such host"), ("dns_random", "i/o timeout")]
+    ("fault", "symptom"),
+    [("dns_fault", "name resolver error: produced zero addresses"), ("dns_random", "i/o timeout")],
 )
 def test_dns_faults_break_resolution_at_the_callers_and_starve_the_service(
     run_of: Callable[..., Run], fault: str, symptom: str
 ) -> None:
+    """grpc-go reports a name that does not resolve as 'produced zero addresses' (no host
+    named) and an address nobody answers as an i/o timeout; checkout logs nothing of its
+    own, its failure reaches the frontend wrapped in its step ('cart failure: ...')."""
     run = run_of("cartservice", fault)
     _assert_clean_pre(run)
     during = run.lines(run.during)
-    callers = {
-        line.service
-        for line in during
-        if symptom in line.line and ("cartservice" in line.line or ":7070" in line.line)
-    }
-    assert {"frontend", "checkoutservice"} <= callers
-    assert not [line for line in during if line.service == "cartservice"]
+    front = [line.line for line in during if line.service == "frontend" and symptom in line.line]
+    assert any("could not retrieve cart: " in text for text in front)
+    assert any("cart failure: failed to get user cart during checkout: " in text for text in front)
+    served = [x for x in during if x.service == "cartservice" and "called with" in x.line]
+    assert not served  # only the kubelet's health checks still reach it
     loudest = _errors(during).most_common(1)[0][0]
     assert loudest == "frontend"
