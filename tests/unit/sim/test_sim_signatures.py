@@ -133,7 +133,10 @@ def test_memory_stress_beyond_the_limit_oom_kills_and_callers_fail(
         if s.labels.get("reason") == "OOMKilled"
     ]
     assert oom and oom[0].labels["pod"].startswith("cartservice-")
-    assert {"OOMKilling", "BackOff"} <= set(_pod_events(run, "cartservice"))
+    # node-problem-detector's OOMKilling is not installed on the test bed: the kubelet's
+    # BackOff and the OOMKilled termination reason are the evidence
+    assert "BackOff" in _pod_events(run, "cartservice")
+    assert "OOMKilling" not in _pod_events(run, "cartservice")
     containers = [
         c for pod in run.cluster.state().pods if pod.app == "cartservice" for c in pod.containers
     ]

@@ -706,6 +706,12 @@ _ALL: tuple[Text, ...] = (
         75,
     ),
     _t(
+        "cm.finalizer_removed",
+        "Finalizer has been removed",
+        CM + "controllers/utils/recorder/finalizer.go",
+        45,
+    ),
+    _t(
         "cm.deleted",
         "Experiment has been deleted",
         CM + "controllers/utils/recorder/desiredphase.go",
