@@ -29,6 +29,21 @@ _LIFETIME = EXT + "dotnet/runtime:src/libraries/Microsoft.Extensions.Hosting/src
 _LIFETIME += "ConsoleLifetime.cs"
 
 
+_LOCUST_HEADER = "%-8s %-76s %7s %12s |%7s %7s %7s%7s | %7s %11s" % (
+    "Type",
+    "Name",
+    "# reqs",
+    "# fails",
+    "Avg",
+    "Min",
+    "Max",
+    "Med",
+    "req/s",
+    "failures/s",
+)
+"""Locust's stats header without a TTY (stats.py L833-835, name column 80 - 8 + 4 wide)."""
+
+
 @dataclass(frozen=True)
 class Text:
     """One template: fixed text with ``{}`` values and ``{err}`` nested error texts."""
@@ -570,15 +585,14 @@ _ALL: tuple[Text, ...] = (
         "Type{}Name{}# reqs{}# fails{}Avg{}Min{}Max{}Med{}req/s{}failures/s",
         LC + "locust/stats.py",
         835,
-        pattern=r"Type     Name {76}# reqs      # fails \|    Avg     Min     Max    Med \|"
-        r"   req/s  failures/s",
+        pattern=re.escape(_LOCUST_HEADER),
     ),
     _t(
         "lo.row",
         "{} |{} | {}",
         LC + "locust/stats.py",
         567,
-        pattern=r"(?:GET |POST |        )[ A-Za-z0-9/_.-]{76}[ 0-9]{7} [ 0-9().%]{12} \|"
+        pattern=r"(?:GET      |POST     |         )[ A-Za-z0-9/_.-]{76} [ 0-9]{7} [ 0-9().%]{12} \|"
         r"[ 0-9]{7} [ 0-9]{7} [ 0-9]{7}[ 0-9]{7} \| [ 0-9.]{7} [ 0-9.]{11}",
     ),
     _t(
