@@ -151,7 +151,7 @@ def _unexplained(line: str) -> Iterator[str]:
     """The parts of a log line no template explains."""
     if line.startswith("{"):
         record = json.loads(line)
-        if "http.req.id" in record or "severity" in record and "timestamp" in record:
+        if "http.req.id" in record or ("severity" in record and "timestamp" in record):
             extra = set(record) - _LOGRUS_KEYS - {"name", "pid", "hostname", "time"}
             if extra and "instant" not in record:
                 yield f"unknown keys {sorted(extra)}"

@@ -32,7 +32,7 @@ from r2act.cluster.sim.logformats import (
     uuid_text,
 )
 from r2act.cluster.sim.scene import Scene
-from r2act.cluster.sim.texts import T
+from r2act.cluster.sim.texts import LOCUST_HEADER, T
 from r2act.schema import LogLine
 
 if TYPE_CHECKING:
@@ -428,18 +428,7 @@ def _service_config(logger: PodLogger) -> str:
 
 _NAME_W = 76
 """Locust's name column without a TTY: STATS_NAME_WIDTH 80 - 8 + 4 (stats.py L39, L566)."""
-_HEADER = ("%-8s %-" + str(_NAME_W) + "s %7s %12s |%7s %7s %7s%7s | %7s %11s") % (
-    "Type",
-    "Name",
-    "# reqs",
-    "# fails",
-    "Avg",
-    "Min",
-    "Max",
-    "Med",
-    "req/s",
-    "failures/s",
-)
+_HEADER = LOCUST_HEADER
 _SEP = "|".join("-" * w for w in (8, _NAME_W, 7, 13, 7, 7, 7, 7, 8, 11))
 
 

@@ -29,17 +29,9 @@ _LIFETIME = EXT + "dotnet/runtime:src/libraries/Microsoft.Extensions.Hosting/src
 _LIFETIME += "ConsoleLifetime.cs"
 
 
-_LOCUST_HEADER = "%-8s %-76s %7s %12s |%7s %7s %7s%7s | %7s %11s" % (
-    "Type",
-    "Name",
-    "# reqs",
-    "# fails",
-    "Avg",
-    "Min",
-    "Max",
-    "Med",
-    "req/s",
-    "failures/s",
+LOCUST_HEADER = (
+    f"{'Type':<8} {'Name':<76} {'# reqs':>7} {'# fails':>12} |{'Avg':>7} {'Min':>7} "
+    f"{'Max':>7}{'Med':>7} | {'req/s':>7} {'failures/s':>11}"
 )
 """Locust's stats header without a TTY (stats.py L833-835, name column 80 - 8 + 4 wide)."""
 
@@ -585,7 +577,7 @@ _ALL: tuple[Text, ...] = (
         "Type{}Name{}# reqs{}# fails{}Avg{}Min{}Max{}Med{}req/s{}failures/s",
         LC + "locust/stats.py",
         835,
-        pattern=re.escape(_LOCUST_HEADER),
+        pattern=re.escape(LOCUST_HEADER),
     ),
     _t(
         "lo.row",
