@@ -20,14 +20,16 @@ from r2act.cluster.sim.chaos import (
     parse_chaos,
     select_pods,
 )
-from r2act.cluster.sim.events import event
+from r2act.cluster.sim.events import CHAOS_SOURCE, event
 from r2act.cluster.sim.state import ChaosRec, SimState
+from r2act.cluster.sim.texts import T
 from r2act.errors import ConflictError, PermanentClusterError
 from r2act.schema import Topology
 
-SOURCE = "records"
-"""Event source component of the records controller (Applied, Failed, Recovered, Updated)."""
-FINALIZERS, DESIRED_PHASE = "finalizers", "desiredphase"
+SOURCE = CHAOS_SOURCE
+"""Stored under the controller-manager; ``events`` renders each with its controller's
+source and the ``Updated`` events that follow it."""
+FINALIZERS = DESIRED_PHASE = SOURCE
 APPLY_DELAY_S = 1.0
 """Seconds between creation and the daemon applying the records."""
 RETRIES_S = (0.0, 1.0, 3.0, 7.0, 15.0, 31.0, 63.0, 127.0, 255.0)
@@ -128,7 +130,7 @@ def creation_events(state: SimState, rec: ChaosRec) -> None:
                     rec.applied_at + delay,
                     "Failed",
                     about,
-                    f"Failed to apply chaos: {apply_error(rec, pod)}",
+                    T("cm.failed")("apply chaos", apply_error(rec, pod)),
                     source=SOURCE,
                     warning=True,
                 )
@@ -138,25 +140,9 @@ def creation_events(state: SimState, rec: ChaosRec) -> None:
                 rec.applied_at,
                 "Applied",
                 about,
-                f"Successfully apply chaos for {record_id(rec, pod)}",
+                T("cm.applied")(f"{rec.namespace}/{pod}"),
                 source=SOURCE,
             )
-    # records.go L258: one Updated after each pass that changed the records.
-    event(
-        state,
-        rec.applied_at + 0.01,
-        "Updated",
-        about,
-        "Successfully update records of resource",
-        source=SOURCE,
-    )
-
-
-def record_id(rec: ChaosRec, pod: str) -> str:
-    """The record Id Chaos Mesh names in events: ns/pod, or ns/pod/container for the
-    container-level kinds (StressChaos, DNSChaos)."""
-    suffix = f"/{rec.containers[0]}" if rec.kind in CONTAINER_LEVEL and rec.containers else ""
-    return f"{rec.namespace}/{pod}{suffix}"
 
 
 def delete(state: SimState, rec: ChaosRec, removed_by: str) -> None:
@@ -171,7 +157,7 @@ def delete(state: SimState, rec: ChaosRec, removed_by: str) -> None:
                 now + 0.5,
                 "Recovered",
                 about,
-                f"Successfully recover chaos for {record_id(rec, pod)}",
+                T("cm.recovered")(f"{rec.namespace}/{pod}"),
                 source=SOURCE,
             )
     event(state, now + 0.8, "Deleted", about, "Experiment has been deleted", source=SOURCE)

@@ -60,14 +60,6 @@ def create_pod(state: SimState, topology: Topology, app: str, now: float) -> Pod
     event(
         state,
         now,
-        "SuccessfulCreate",
-        ("ReplicaSet", f"{app}-{replica_set_hash(state.seed, app, dep.template.revision)}"),
-        f"Created pod: {name}",
-        source="replicaset-controller",
-    )
-    event(
-        state,
-        now,
         "Scheduled",
         ("Pod", name),
         f"Successfully assigned {state.namespace}/{name} to sim-worker",
@@ -91,14 +83,6 @@ def delete_pod(state: SimState, topology: Topology, pod: PodRec, at: float) -> N
         return
     pod.deleted_at = at
     container = topology.deployment(pod.app).main.name
-    event(
-        state,
-        at,
-        "SuccessfulDelete",
-        ("ReplicaSet", f"{pod.app}-{replica_set_hash(state.seed, pod.app, pod.revision)}"),
-        f"Deleted pod: {pod.name}",
-        source="replicaset-controller",
-    )
     event(state, at, "Killing", ("Pod", pod.name), f"Stopping container {container}")
 
 
