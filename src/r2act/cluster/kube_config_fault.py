@@ -18,6 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from r2act.cluster.base import MANAGED_BY, MANAGED_BY_LABEL, RUN_LABEL
 from r2act.errors import ConflictError, PermanentClusterError
 from r2act.schema import ChaosRecord, ChaosStatus, memory_bytes
 
@@ -147,7 +148,7 @@ def inject_patch(deployment: Json, obj: Json) -> list[dict[str, Any]]:
     book: dict[str, Any] = {
         "name": name,
         "incidentId": annotations.get("r2act.io/incident-id") or labels.get("r2act.io/incident"),
-        "runId": annotations.get(RUN_ANNOTATION),
+        "runId": labels.get(RUN_LABEL) or annotations.get(RUN_ANNOTATION),
         "container": spec["container"],
     }
     ops: list[dict[str, Any]] = []
@@ -260,3 +261,11 @@ def status(name: str, namespace: str, deployment: Json | None, pods: Sequence[Js
         desired_phase="Run",
         records=injected or records,
     )
+
+
+def owner_labels(book: Json) -> dict[str, str]:
+    """The labels the fault would carry as an object: what the delete guard checks."""
+    labels = {MANAGED_BY_LABEL: MANAGED_BY}
+    if book.get("runId"):
+        labels[RUN_LABEL] = str(book["runId"])
+    return labels
