@@ -35,7 +35,7 @@ from typing import Final
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from r2act.actions import DEFAULT_POLICY, RecoveryPolicy
+from r2act.actions import DEFAULT_POLICY, RecoveryPolicy, policy_named
 from r2act.campaigns.quotas import CellKey, admit
 from r2act.errors import DataError
 from r2act.quality_gate.checks import run_checks
@@ -85,12 +85,16 @@ def stage_logs(evidence: IncidentEvidence, path: Path) -> None:
 
 
 def audit_incident(
-    incident_dir: Path, stage_dir: Path | None = None, policy: RecoveryPolicy = DEFAULT_POLICY
+    incident_dir: Path,
+    stage_dir: Path | None = None,
+    policy: RecoveryPolicy | str = DEFAULT_POLICY,
 ) -> tuple[Verdict, BenchmarkRecord | None]:
-    """The verdict on one raw incident and, when it is main, its record under ``policy``.
+    """The verdict on one raw incident and, when it is main, its record under ``policy``
+    (a policy or a shipped policy's name: worker processes get the name).
 
     With ``stage_dir``, a main incident's parsed logs are also written there.
     """
+    policy = policy_named(policy) if isinstance(policy, str) else policy
     evidence = gather(incident_dir)
     problems = run_checks(evidence)
     record, record_problems = build_record(evidence, policy)
@@ -123,7 +127,7 @@ def audit_incident(
 def _results(
     dirs: list[Path], workers: int, stage_dir: Path, policy: RecoveryPolicy
 ) -> Iterator[tuple[Verdict, BenchmarkRecord | None]]:
-    one = functools.partial(audit_incident, stage_dir=stage_dir, policy=policy)
+    one = functools.partial(audit_incident, stage_dir=stage_dir, policy=str(policy))
     if workers <= 1 or len(dirs) < PARALLEL_MIN:
         yield from map(one, dirs)
         return
