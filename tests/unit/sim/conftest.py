@@ -95,13 +95,18 @@ class Run:
         start = cluster.clock.now()
         cluster.clock.sleep(PRE_S)
         self.pre = TimeWindow(start, cluster.clock.now())
+        # Read at the end of the pre phase, as the collector does: later, a rollout or
+        # repeated restarts take earlier lines out of reach (collection parity).
+        self._pre_lines = [line for batch in cluster.logs(self.pre) for line in batch]
         self.ref: ChaosRef = cluster.inject(injected if injected is not None else chaos(inc))
         cluster.clock.sleep(DURING_S)
         self.during = TimeWindow(self.pre.end + SETTLE_S, cluster.clock.now())
         """The fault window, from when the records have been applied."""
 
     def lines(self, window: TimeWindow) -> list[LogLine]:
-        """Every log line of the window."""
+        """Every log line of the window (the pre window as read before the injection)."""
+        if window == self.pre:
+            return list(self._pre_lines)
         return [line for batch in self.cluster.logs(window) for line in batch]
 
 
