@@ -21,7 +21,7 @@ def tiny_campaign(directory: Path, name: str = "tiny", **extra: object) -> Path:
         "services": ["cartservice"],
         "faults": [
             {"type": "pod_failure", "intensities": ["severe"]},
-            {"type": "http_error", "intensities": ["severe"]},
+            {"type": "network_delay", "intensities": ["severe"]},
         ],
         "phases": {"pre_s": 10, "during_s": 20, "post_s": 10, "recovery_timeout_s": 60},
         "seed": 5,
