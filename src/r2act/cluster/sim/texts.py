@@ -105,7 +105,7 @@ _ALL: tuple[Text, ...] = (
     _t("fe.recs_failed", "failed to get product recommendations", OB + "frontend/handlers.go", 180),
     _t("fe.tracing_disabled", "Tracing disabled.", OB + "frontend/main.go", 117),
     _t("fe.profiling_disabled", "Profiling disabled.", OB + "frontend/main.go", 124),
-    _w("fe.starting", "starting server on {}:{}", OB + "frontend/main.go", 170),
+    _t("fe.starting", "starting server on {}:{}", OB + "frontend/main.go", 170),
     # the frontend's wraps (errors.Wrap prints "<msg>: <err>")
     _w("fe.w.currencies", "could not retrieve currencies", OB + "frontend/handlers.go", 64),
     _w("fe.w.products", "could not retrieve products", OB + "frontend/handlers.go", 69),
