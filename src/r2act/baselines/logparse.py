@@ -5,7 +5,8 @@ DNS lookup names the host, a gRPC client names the callee or at least the port i
 a Go handler's wrap names the step that failed ("could not retrieve cart: ...").
 :func:`blame` turns each error line into (symptom, service) votes from those shapes;
 explicit names outweigh ports, and a relay ("X failed: ...") counts little because X only
-passed the error on. :func:`entry_requests` reads the entry point's access lines (route, status, latency) so rules can see HTTP-level symptoms.
+passed the error on. :func:`entry_requests` reads the entry point's access lines (route,
+status, latency) so rules can see HTTP-level symptoms.
 """
 
 from __future__ import annotations
