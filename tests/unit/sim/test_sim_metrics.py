@@ -82,6 +82,7 @@ def test_a_restarted_container_is_a_new_series_and_a_dead_one_goes_stale(
         run.cluster, run.during, 'container_cpu_usage_seconds_total{pod=~"cartservice-.*"}'
     )
     assert len({s.labels["name"] for s in cpu}) >= 2
+    assert all(len(s.labels["name"]) == 64 for s in cpu)
     assert min(s.points[0][1] for s in cpu) < 1.0  # a fresh instance counts from zero
     memory = _series(
         run.cluster, run.during, 'container_memory_working_set_bytes{pod=~"cartservice-.*"}'

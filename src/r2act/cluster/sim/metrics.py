@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from r2act.cluster.sim.identity import PAUSE_IMAGE, image, pod_uid
+from r2act.cluster.sim.identity import PAUSE_IMAGE, container_id, image, pod_uid
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
@@ -219,7 +219,7 @@ class MetricSource:
         cgroup = f"/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-burstable.slice/{slice_}"
         labels = {**KUBELET_TARGET, "namespace": self.namespace, "pod": pod.name}
         if metric.startswith("container_network_"):
-            sandbox = f"{key_int(self.seed, 'sandbox', pod.name):064x}"[-64:]
+            sandbox = container_id(self.seed, pod.name, "sandbox")
             labels.update(
                 id=f"{cgroup}/cri-containerd-{sandbox}.scope",
                 image="registry.k8s.io/pause:3.10",
@@ -227,7 +227,7 @@ class MetricSource:
                 name=sandbox,
             )
             return labels
-        cid = f"{key_int(self.seed, 'container', pod.name, instance):064x}"[-64:]
+        cid = container_id(self.seed, pod.name, instance)
         labels.update(
             container=container,
             id=f"{cgroup}/cri-containerd-{cid}.scope",
