@@ -10,9 +10,9 @@ from pathlib import Path
 from types import GeneratorType
 
 from r2act.cluster.sim import SimulatedCluster
-from r2act.schema import LogLine, TimeWindow
+from r2act.schema import PLAN_ADAPTER, LogLine, TimeWindow
 
-from .conftest import NO_GLITCHES, Run, incident
+from .conftest import NO_GLITCHES, Run, chaos, incident
 
 MakeCluster = Callable[..., SimulatedCluster]
 GO = {"frontend", "checkoutservice", "shippingservice", "productcatalogservice"}
@@ -148,3 +148,29 @@ def test_a_window_reaching_far_back_starts_at_the_retention_horizon(
     earliest = min(line.ts for line in first)
     horizon = cluster.clock.now() - 6 * 3600
     assert horizon <= earliest < horizon + 20
+
+
+def test_logs_reach_only_existing_pods_and_the_last_two_container_instances(
+    tmp_path: Path,
+) -> None:
+    """Collection parity with the real adapter (kubectl logs, current and --previous)."""
+    cluster = SimulatedCluster(tmp_path, glitches=NO_GLITCHES)
+    start = cluster.clock.now()
+    cluster.clock.sleep(120)
+    old_cart = {p.name for p in cluster.state().pods if p.app == "cartservice"}
+    cluster.inject(chaos(incident("currencyservice", "pod_failure")))
+    cluster.clock.sleep(300)
+    (currency,) = [p for p in cluster.state().pods if p.app == "currencyservice"]
+    assert currency.containers[0].restart_count >= 3
+    cluster.apply_plan(
+        PLAN_ADAPTER.validate_python({"operation": "restart_service", "target": "cartservice"})
+    )
+    cluster.clock.sleep(60)
+    window = TimeWindow(start, cluster.clock.now())
+    lines = [x for batch in cluster.logs(window) for x in batch]
+    pods = {x.pod for x in lines}
+    assert not pods & old_cart  # deleted by the rollout: kubectl cannot read it any more
+    line = cluster.timelines()[currency.name]
+    starts = sorted([line.pod.created_at] + [t for t, _ in line.restarts if t <= window.end])
+    own = [x.ts for x in lines if x.pod == currency.name]
+    assert own and min(own) >= starts[-2]

@@ -748,6 +748,22 @@ _ALL: tuple[Text, ...] = (
         35,
     ),
     _t("cm.failed", "Failed to {}: {err}", CM + "controllers/utils/recorder/error.go", 37),
+    # chaos-daemon's failing DNSChaos apply (h11-mech: lifecycle / chaos.apply_error)
+    _t(
+        "cm.daemon_error",
+        "error code: {}, msg: {err}",
+        EXT + "chaos-mesh/chaos-mesh:pkg/chaosdaemon/util/util.go",
+    ),
+    _t(
+        "go.exec_not_found",
+        'exec: "{}": executable file not found in $PATH',
+        EXT + "golang/go:src/os/exec/lp_unix.go",
+    ),
+    _t(
+        "busybox.cp_create",
+        "cp: can't create '{}': Read-only file system",
+        EXT + "mirror/busybox:libbb/copy_file.c",
+    ),
     _t(
         "cm.no_target",
         "no target has been selected",
