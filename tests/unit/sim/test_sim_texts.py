@@ -235,3 +235,11 @@ def test_probe_cadence_is_the_release_manifests(reference_dir: Path) -> None:
         )
         assert ready.get("timeoutSeconds", 1) == live.get("timeoutSeconds", 1) == 1
     assert found == PROBES
+
+
+def test_deadlines_show_only_where_the_code_sets_one(smoke_run: Path) -> None:
+    """Online Boutique sets a per-call deadline only on the frontend's ads call
+    (frontend/rpc.go L120): DeadlineExceeded can only appear wrapped as 'failed to get ads'."""
+    lines = [str(r["line"]) for r in _records(smoke_run, "logs.jsonl.gz")]
+    deadline = [line for line in lines if "DeadlineExceeded" in line]
+    assert all("failed to get ads: " in line for line in deadline), deadline[:3]
