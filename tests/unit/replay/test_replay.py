@@ -168,7 +168,15 @@ def test_fault_without_health_effect_is_not_judged_and_plan_not_applied(
             "system": "onlineboutique",
             "target": {"kind": "sim"},
             "services": ["cartservice"],
-            "faults": [{"type": "memory_pressure", "intensities": ["moderate"]}],
+            # a limit below the start-up working set: the new pod never becomes ready and the
+            # RollingUpdate keeps the old one serving, so users see nothing
+            "faults": [
+                {
+                    "type": "memory_pressure",
+                    "intensities": ["severe"],
+                    "parameters": {"severe": {"limit_percent": 25}},
+                }
+            ],
         },
         strict=False,
     )
@@ -204,7 +212,8 @@ class _FailingCluster(SpyCluster):
 
 
 def _scale_out_record(records: list[BenchmarkRecord]) -> BenchmarkRecord:
-    return next(r for r in records if isinstance(r.gold_plan, ScaleOut))
+    """The CPU incident (its gold plan is a restart under r2act-mechanics/1)."""
+    return next(r for r in records if r.labels.fault_type == "cpu_saturation")
 
 
 def test_plan_side_effects_are_undone_even_when_removing_the_fault_fails(

@@ -38,8 +38,8 @@ POD_LEVEL = [
     ("checkoutservice", "cpu_saturation", "severe"),
     ("cartservice", "network_delay", "severe"),
     ("recommendationservice", "network_delay", "moderate"),
-    ("cartservice", "http_error", "severe"),
-    ("paymentservice", "http_abort", "moderate"),
+    ("frontend", "http_error", "severe"),  # HTTP faults are frontend route rules
+    ("frontend", "http_abort", "moderate"),
 ]
 CONFIG = [
     ("cartservice", "dns_fault", "severe"),
@@ -89,7 +89,7 @@ def contract_invalid(service: str, fault: str) -> list[RecoveryPlan]:
     if fault in ("pod_failure", "network_delay", "cpu_saturation"):
         plans.append(scale)
     elif fault in ("http_error", "http_abort"):
-        plans += [restart(service), scale]
+        plans.append(restart("cartservice"))  # anything on a backend
     elif fault in ("dns_fault", "dns_random"):
         plans += [restart(service), restart(PRIMARY_CALLER[service])]
     else:
@@ -280,7 +280,7 @@ def test_no_deadline_exceeded_except_on_ads(tmp_path: Path) -> None:
 
 
 def test_rules_and_addresses_stay_unless_scope_or_dependency_match(tmp_path: Path) -> None:
-    http = incident("cartservice", "http_error")
+    http = incident("frontend", "http_error")
     cluster = faulty(tmp_path / "http", http)
     other_scope = RollbackConfig(
         operation="rollback_config", target="cartservice", scope="GET /cart"
@@ -380,7 +380,7 @@ def test_removal_heals_quickly_unless_recovery_is_slow(
     [
         ("productcatalogservice", "cpu_saturation", "productcatalogservice"),
         ("cartservice", "network_delay", "cartservice"),
-        ("cartservice", "http_error", "frontend"),
+        ("frontend", "http_error", "frontend"),
     ],
 )
 def test_a_rollout_clears_faults_on_its_old_pods_whatever_the_label_says(
