@@ -425,6 +425,8 @@ CHAOS = f"/apis/chaos-mesh.org/v1alpha1/namespaces/{NS}"
 
 
 def incident(fault: FaultType, service: str = "cartservice") -> PlannedIncident:
+    if fault in (FaultType.HTTP_ERROR, FaultType.HTTP_ABORT):
+        service = "frontend"  # a route rule is a frontend fault (campaigns plan it there)
     manifest = load_manifest(REPO / "campaigns" / "smoke.yaml")
     for planned in plan_incidents(manifest):
         if planned.fault.type == fault and planned.service == service:

@@ -18,7 +18,7 @@ import pytest
 from r2act.cluster.sim import SimulatedCluster
 from r2act.schema import KubeEvent, LogLine, TimeWindow
 
-from .conftest import NO_GLITCHES, Run, config_fault, incident
+from .conftest import NO_GLITCHES, Run, config_fault, incident, memory_stress
 
 
 def _is_error(line: LogLine) -> bool:
@@ -125,7 +125,7 @@ def test_cpu_stress_saturates_the_pod_and_slows_callers(run_of: Callable[..., Ru
 def test_memory_stress_beyond_the_limit_oom_kills_the_group_once(
     run_of: Callable[..., Run],
 ) -> None:
-    run = run_of("cartservice", "memory_pressure")
+    run = run_of("cartservice", "memory_pressure", injected=memory_stress("cartservice"))
     _assert_clean_pre(run)
     working_set = 'container_memory_working_set_bytes{namespace="default"}'
     limit = 128 * 2**20
@@ -181,7 +181,7 @@ def test_http_error_misses_locusts_kept_alive_connections_but_not_the_prober(
     connections opened after the injection: Locust's users keep their keep-alive
     connections, so the frontend logs its own 200s and Locust counts no new failure, while
     the health prober (a fresh connection per request) sees the replaced code."""
-    run = run_of("cartservice", "http_error")
+    run = run_of("frontend", "http_error")
     _assert_clean_pre(run)
     during = run.lines(run.during)
     statuses = Counter(
@@ -198,7 +198,7 @@ def test_http_error_misses_locusts_kept_alive_connections_but_not_the_prober(
 def test_http_abort_fails_the_prober_while_old_connections_keep_the_backends_busy(
     run_of: Callable[..., Run],
 ) -> None:
-    run = run_of("cartservice", "http_abort")
+    run = run_of("frontend", "http_abort")
     _assert_clean_pre(run)
     during = run.lines(run.during)
     pre_rate = len([x for x in run.lines(run.pre) if x.service == "cartservice"]) / 300
