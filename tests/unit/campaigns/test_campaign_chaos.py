@@ -176,7 +176,7 @@ def test_spec_selects_the_right_pods_for_the_duration(
 ) -> None:
     incident = _first(fault, intensity)
     spec = render_chaos(incident, "default", ONLINE_BOUTIQUE)["spec"]
-    assert spec["duration"] == "120s"
+    assert spec["duration"] == f"{incident.fault.duration_s}s"
     if fault in {FaultType.DNS_FAULT, FaultType.DNS_RANDOM}:
         caller = ONLINE_BOUTIQUE.primary_caller(incident.service)
         assert spec["deployment"] == caller

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from pathlib import Path
@@ -12,8 +11,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from r2act.campaigns import Manifest, load_manifest, plan_incidents
-from r2act.campaigns.composition import USER_INVISIBLE, online_boutique_home, recompose
-from r2act.campaigns.quotas import cell_of, is_spare
+from r2act.campaigns.composition import USER_INVISIBLE, online_boutique_home
+from r2act.campaigns.quotas import is_spare
 from r2act.schema import INCIDENT_ID_PATTERN, FaultType, Intensity, PlannedIncident
 from r2act.systems import ONLINE_BOUTIQUE
 
