@@ -21,7 +21,7 @@ def tiny_campaign(directory: Path, name: str = "tiny", **extra: object) -> Path:
         "services": ["cartservice", "frontend"],
         "faults": [
             {"type": "pod_failure", "intensities": ["severe"]},
-            {"type": "network_delay", "intensities": ["severe"]},
+            {"type": "http_error", "intensities": ["severe"]},
         ],
         "cells": [  # an HTTP fault is a frontend route rule (docs/faults.md)
             {"service": "cartservice", "fault": "http_error", "repetitions": 0},

@@ -37,7 +37,7 @@ def _inputs(directory: Path) -> tuple[Path, Path, Path]:
     records_file.write_text("".join(r.model_dump_json() + "\n" for r in records))
     plans = {
         "pod_failure": {"operation": "scale_out", "target": "cartservice", "replicas": 3},
-        "network_delay": None,  # the gold plan
+        "http_error": None,  # the gold plan
     }
     lines = []
     for record in records:
