@@ -1,4 +1,5 @@
-"""Rendered Chaos Mesh objects: valid against the real CRDs, safely named and labelled."""
+"""Rendered injecting objects: Chaos Mesh ones valid against the real CRDs, ConfigFaults per
+the contract, all safely named and labelled, and no fault definition with two labels."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ import pytest
 import yaml
 
 from r2act.campaigns import incident_label, load_manifest, plan_incidents, render_chaos
+from r2act.campaigns.identifiability import conflicts, definition_key, oracle_rca_s
 from r2act.schema import FaultType, Intensity, PlannedIncident
 from r2act.systems import ONLINE_BOUTIQUE
 
 REPO = Path(__file__).resolve().parents[3]
-CAMPAIGNS = ["smoke.yaml", "r2act-302.yaml"]
+CAMPAIGNS = ["smoke.yaml", "r2act-302.yaml", "kind-demo.yaml"]
 DNS_1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
@@ -63,27 +65,70 @@ def crd_validators(reference_dir: Path) -> dict[str, jsonschema.Draft7Validator]
     return validators
 
 
-def test_every_rendered_object_validates_against_its_crd(
+def test_every_rendered_chaos_mesh_object_validates_against_its_crd(
     crd_validators: dict[str, jsonschema.Draft7Validator],
 ) -> None:
     objects = _all_objects()
     assert len(objects) > 302
-    for obj in objects:
+    chaos = [obj for obj in objects if obj["kind"] != "ConfigFault"]
+    assert {obj["kind"] for obj in chaos} == {
+        "PodChaos",
+        "StressChaos",
+        "NetworkChaos",
+        "HTTPChaos",
+    }
+    for obj in chaos:
         errors = list(crd_validators[obj["kind"]].iter_errors(obj))
         assert not errors, (obj["metadata"]["name"], [e.message for e in errors])
+
+
+def test_config_faults_follow_the_contract_format() -> None:
+    configs = [obj for obj in _all_objects() if obj["kind"] == "ConfigFault"]
+    assert configs
+    for obj in configs:
+        assert obj["apiVersion"] == "r2act.io/v1alpha1"
+        spec = obj["spec"]
+        assert set(spec) in (
+            {"deployment", "container", "env", "duration"},
+            {"deployment", "container", "resources", "duration"},
+        )
+        assert spec["container"] == ONLINE_BOUTIQUE.deployment(spec["deployment"]).main.name
+        assert spec["duration"] in {"60s", "120s"}  # smoke, r2act-302
+
+
+@pytest.mark.parametrize("campaign", CAMPAIGNS)
+def test_no_two_incidents_with_one_fault_definition_carry_different_root_causes(
+    campaign: str,
+) -> None:
+    rows = [
+        (definition_key(render_chaos(i, "default", ONLINE_BOUTIQUE)), i.service)
+        for i in _incidents(campaign)
+    ]
+    assert conflicts(rows) == {}
+    assert oracle_rca_s(rows) == 1.0
+
+
+def test_the_definition_oracle_scores_mixed_groups_by_their_majority() -> None:
+    rows = [("a", "cart"), ("a", "cart"), ("a", "payment"), ("b", "frontend")]
+    assert conflicts(rows) == {"a": ["cart", "payment"]}
+    assert oracle_rca_s(rows) == 0.75
 
 
 def test_crd_check_rejects_a_misspelt_field(
     crd_validators: dict[str, jsonschema.Draft7Validator],
 ) -> None:
-    obj = render_chaos(_incidents("smoke.yaml")[1], "default", ONLINE_BOUTIQUE)
+    cpu = next(i for i in _incidents("smoke.yaml") if i.fault.type == FaultType.CPU_SATURATION)
+    obj = render_chaos(cpu, "default", ONLINE_BOUTIQUE)
     obj["spec"]["stressors"]["cpu"]["worker"] = 1
     assert list(crd_validators["StressChaos"].iter_errors(obj))
 
 
-def test_both_campaigns_cover_every_fault_type_and_intensity() -> None:
+def test_the_campaigns_cover_every_fault_type_and_intensity_but_http_at_paper_scale() -> None:
     seen = {(i.fault.type, i.fault.intensity) for name in CAMPAIGNS for i in _incidents(name)}
-    assert seen == {(f, i) for f in FaultType for i in Intensity}
+    assert {f for f, _ in seen} == set(FaultType)
+    http = {FaultType.HTTP_ERROR, FaultType.HTTP_ABORT}
+    assert {(f, i) for f in FaultType if f not in http for i in Intensity} <= seen
+    assert not any(i.fault.type in http for i in _incidents("r2act-302.yaml"))
 
 
 def test_names_are_unique_dns_labels_of_at_most_57_chars() -> None:
@@ -114,11 +159,14 @@ def test_long_ids_get_a_hashed_label_that_stays_distinct() -> None:
 
 
 def _first(fault: FaultType, intensity: Intensity) -> PlannedIncident:
-    return next(
+    """The first such incident of r2act-302, else of smoke (HTTP faults), else any intensity."""
+    candidates = [
         i
-        for i in _incidents("r2act-302.yaml")
-        if i.fault.type == fault and i.fault.intensity == intensity
-    )
+        for name in ("r2act-302.yaml", "smoke.yaml")
+        for i in _incidents(name)
+        if i.fault.type == fault
+    ]
+    return next((i for i in candidates if i.fault.intensity == intensity), candidates[0])
 
 
 @pytest.mark.parametrize("intensity", list(Intensity))
@@ -128,35 +176,53 @@ def test_spec_selects_the_right_pods_for_the_duration(
 ) -> None:
     incident = _first(fault, intensity)
     spec = render_chaos(incident, "default", ONLINE_BOUTIQUE)["spec"]
+    assert spec["duration"] == f"{incident.fault.duration_s}s"
+    if fault in {FaultType.DNS_FAULT, FaultType.DNS_RANDOM}:
+        caller = ONLINE_BOUTIQUE.primary_caller(incident.service)
+        assert spec["deployment"] == caller
+        (variable,) = spec["env"]
+        assert ONLINE_BOUTIQUE.deployment(caller).env[variable].startswith(incident.service)
+        return
+    if fault == FaultType.MEMORY_PRESSURE:
+        assert spec["deployment"] == incident.service
+        return
     assert spec["mode"] == "all"
-    assert spec["duration"] == "120s"
     assert spec["selector"]["namespaces"] == ["default"]
     if fault in {FaultType.HTTP_ERROR, FaultType.HTTP_ABORT}:
+        assert incident.service == "frontend"
         assert spec["selector"]["labelSelectors"] == {"app": "frontend"}
         assert spec["port"] == 8080 and spec["path"] not in {"*", "/*"}
-    elif fault in {FaultType.DNS_FAULT, FaultType.DNS_RANDOM}:
-        (expression,) = spec["selector"]["expressionSelectors"]
-        assert expression["values"] == ONLINE_BOUTIQUE.callers(incident.service)
-        assert spec["patterns"] == [incident.service, f"{incident.service}.*"]
     else:
         assert spec["selector"]["labelSelectors"] == {"app": incident.service}
 
 
 @pytest.mark.parametrize(
-    ("fault", "intensity", "expected"),
+    ("intensity", "expected"),
     [
-        (FaultType.CPU_SATURATION, Intensity.MODERATE, {"cpu": {"workers": 1, "load": 80}}),
-        (FaultType.CPU_SATURATION, Intensity.SEVERE, {"cpu": {"workers": 2, "load": 100}}),
-        (FaultType.MEMORY_PRESSURE, Intensity.MODERATE, {"memory": {"workers": 1, "size": "24MB"}}),
-        (FaultType.MEMORY_PRESSURE, Intensity.SEVERE, {"memory": {"workers": 1, "size": "160MB"}}),
+        (Intensity.MODERATE, {"cpu": {"workers": 1, "load": 80}}),
+        (Intensity.SEVERE, {"cpu": {"workers": 2, "load": 100}}),
     ],
 )
 def test_stress_intensities_follow_the_contract(
-    fault: FaultType, intensity: Intensity, expected: dict[str, Any]
+    intensity: Intensity, expected: dict[str, Any]
 ) -> None:
-    spec = render_chaos(_first(fault, intensity), "default", ONLINE_BOUTIQUE)["spec"]
+    spec = render_chaos(_first(FaultType.CPU_SATURATION, intensity), "default", ONLINE_BOUTIQUE)[
+        "spec"
+    ]
     assert spec["stressors"] == expected
     assert spec["containerNames"] == ["server"]
+
+
+def test_memory_pressure_lowers_the_limit_below_the_request() -> None:
+    def limit(intensity: Intensity) -> str:
+        spec = render_chaos(
+            _first(FaultType.MEMORY_PRESSURE, intensity), "default", ONLINE_BOUTIQUE
+        )["spec"]
+        assert spec["container"] == "server"
+        return str(spec["resources"]["limits"]["memory"])
+
+    # frontend: request 64Mi; moderate 75% of it, severe 55%
+    assert (limit(Intensity.MODERATE), limit(Intensity.SEVERE)) == ("48Mi", "35Mi")
 
 
 def test_kind_specific_fields_follow_the_contract() -> None:
@@ -170,9 +236,15 @@ def test_kind_specific_fields_follow_the_contract() -> None:
         "correlation": "25",
     }
     assert spec(FaultType.NETWORK_DELAY, Intensity.MODERATE)["delay"]["latency"] == "200ms"
-    assert spec(FaultType.HTTP_ERROR, Intensity.MODERATE)["replace"] == {"code": 500}
+    assert spec(FaultType.HTTP_ERROR, Intensity.SEVERE)["replace"] == {"code": 503}
     assert spec(FaultType.HTTP_ERROR, Intensity.SEVERE)["target"] == "Response"
-    abort = spec(FaultType.HTTP_ABORT, Intensity.SEVERE)
+    abort = spec(FaultType.HTTP_ABORT, Intensity.MODERATE)
     assert (abort["target"], abort["abort"]) == ("Request", True)
-    assert spec(FaultType.DNS_FAULT, Intensity.MODERATE)["action"] == "error"
-    assert spec(FaultType.DNS_RANDOM, Intensity.MODERATE)["action"] == "random"
+    # checkoutservice is the first DNS cell: its primary caller is the frontend
+    assert spec(FaultType.DNS_FAULT, Intensity.MODERATE)["env"] == {
+        "CHECKOUT_SERVICE_ADDR": "checkoutservice.invalid:5050"
+    }
+    (value,) = spec(FaultType.DNS_RANDOM, Intensity.MODERATE)["env"].values()
+    host, port = value.split(":")
+    assert port == "5050"
+    assert all(0 <= int(octet) <= 254 for octet in host.split("."))

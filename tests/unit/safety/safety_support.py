@@ -18,10 +18,14 @@ def tiny_campaign(directory: Path, name: str = "tiny", **extra: object) -> Path:
         "name": name,
         "system": "onlineboutique",
         "target": {"kind": "sim", "seed": 11, "glitches": dict(QUIET)},
-        "services": ["cartservice"],
+        "services": ["cartservice", "frontend"],
         "faults": [
             {"type": "pod_failure", "intensities": ["severe"]},
             {"type": "http_error", "intensities": ["severe"]},
+        ],
+        "cells": [  # an HTTP fault is a frontend route rule (docs/faults.md)
+            {"service": "cartservice", "fault": "http_error", "repetitions": 0},
+            {"service": "frontend", "fault": "pod_failure", "repetitions": 0},
         ],
         "phases": {"pre_s": 10, "during_s": 20, "post_s": 10, "recovery_timeout_s": 60},
         "seed": 5,

@@ -8,6 +8,7 @@ process (or a new instance after a crash) sees the same cluster, leftovers inclu
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -25,8 +26,9 @@ from r2act.cluster.base import (
     Cluster,
     foreign_reason,
 )
+from r2act.cluster.sim import configfault
 from r2act.cluster.sim.calibration import log_scale
-from r2act.cluster.sim.chaos import chaos_status
+from r2act.cluster.sim.chaos import CONFIG_FAULT_KIND, chaos_status
 from r2act.cluster.sim.events import window_events
 from r2act.cluster.sim.glitches import Glitches
 from r2act.cluster.sim.lifecycle import create, creation_events, delete, incident_of
@@ -46,7 +48,12 @@ from r2act.cluster.sim.state import (
     save_state,
     state_path,
 )
-from r2act.cluster.sim.timeline import PodTimeline, build_timelines, change_points
+from r2act.cluster.sim.timeline import (
+    PodTimeline,
+    build_timelines,
+    change_points,
+    collectable_from,
+)
 from r2act.cluster.sim.view import cluster_state, health_report
 from r2act.errors import DataError, ForeignObjectError
 from r2act.schema import (
@@ -221,9 +228,12 @@ class SimulatedCluster:
         """Create the chaos object; its records select the pods that exist now."""
         incident = incident_of(chaos)
         self._call("inject", incident)
-        rec, fault = create(self._state, self.topology, chaos)
-        self.glitches.decide(rec, fault)
-        creation_events(self._state, rec)
+        if chaos.get("kind") == CONFIG_FAULT_KIND:
+            rec = configfault.inject(self._state, self.topology, chaos)
+        else:
+            rec, fault = create(self._state, self.topology, chaos)
+            self.glitches.decide(rec, fault)
+            creation_events(self._state, rec)
         self._changed()
         return ChaosRef(
             kind=rec.kind,
@@ -239,6 +249,8 @@ class SimulatedCluster:
         rec = self._find(ref)
         if rec is None:
             return ChaosStatus(kind=ref.kind, name=ref.name, exists=False)
+        if rec.kind == CONFIG_FAULT_KIND:
+            return configfault.status(self._state, rec)
         return chaos_status(rec, self._state.now)
 
     def _find(self, ref: ChaosRef) -> ChaosRec | None:
@@ -252,6 +264,10 @@ class SimulatedCluster:
             return
         if (reason := foreign_reason(rec.labels, ref)) is not None:
             raise ForeignObjectError(f"{reason}; r2act leaves it alone")
+        if rec.kind == CONFIG_FAULT_KIND:
+            configfault.remove(self._state, self.topology, rec)
+            self._changed()
+            return
         delete(self._state, rec, "api")
         self._state.now += min(REMOVE_WAIT_S, max(0.0, timeout_s))
         self._changed()
@@ -266,8 +282,10 @@ class SimulatedCluster:
                 run_id=r.labels.get(RUN_LABEL),
             )
             for r in self._state.chaos
-            if r.deleted_at is None and r.labels.get(MANAGED_BY_LABEL) == MANAGED_BY
-        ]
+            if r.deleted_at is None
+            and r.kind != CONFIG_FAULT_KIND
+            and r.labels.get(MANAGED_BY_LABEL) == MANAGED_BY
+        ] + configfault.leftovers(self._state)
 
     def leftovers(self) -> list[ChaosRef]:
         """Every chaos object labelled as managed by r2act that still exists."""
@@ -284,7 +302,15 @@ class SimulatedCluster:
         """Every container's lines in the window (up to now), in batches."""
         self._call("logs")
         timelines = self.timelines()
-        yield from self._logs.window(self._clip(window), timelines, self.scene_at, self._cuts)
+        cut = collectable_from(timelines, self._state.now)
+        gone = {name for name, t in cut.items() if t == math.inf}
+        cut = {name: t for name, t in cut.items() if name not in gone}
+        readable = {n: line for n, line in timelines.items() if n not in gone}
+        for batch in self._logs.window(self._clip(window), readable, self.scene_at, self._cuts):
+            if cut:
+                batch = [x for x in batch if x.ts >= cut.get(x.pod, -math.inf)]
+            if batch:
+                yield batch
 
     def events(self, window: TimeWindow) -> list[KubeEvent]:
         """Events of the namespace in the window (up to now), chaos-object events included."""

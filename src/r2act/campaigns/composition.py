@@ -1,0 +1,115 @@
+"""Recompose a paper's cell counts onto the cells the shipped deployment can realise.
+
+The rule (``docs/faults.md``, "Paper scale"): a cell keeps its count when it is realizable
+(moved to the service whose fault it really is, if that differs); the incidents of a cell
+that cannot break what users see go, one at a time in the order they were lost, to the
+realizable paper cell of the same fault type and intensity that has the fewest incidents so
+far (ties: the first in service order). Totals per fault type and intensity are kept
+whenever some cell of the fault type is realizable; when none is (HTTP faults under
+Locust's keep-alive connections), its incidents go to the realizable paper cell of the same
+intensity, of any fault type, with the fewest incidents (ties: service order, then fault
+type order). No list order other than the campaign's own service order matters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+
+from r2act.schema import FaultType, Intensity, Topology
+
+Cell = tuple[str, FaultType, Intensity]
+
+_FAILURES = frozenset(
+    {
+        FaultType.POD_FAILURE,
+        FaultType.MEMORY_PRESSURE,
+        FaultType.DNS_FAULT,
+        FaultType.DNS_RANDOM,
+    }
+)
+"""Faults whose effect on callers is a fast failure (no added latency)."""
+
+TOLERATED: Mapping[str, frozenset[FaultType]] = MappingProxyType(
+    {
+        # frontend: recommendations fail soft on product and cart pages and are ignored on
+        # checkout; the call has no deadline, so added latency (cpu, delay) is still seen
+        "recommendationservice": _FAILURES,
+        # frontend: ads fail soft and have a 100 ms deadline, so latency turns into a
+        # tolerated failure too
+        "adservice": frozenset(FaultType),
+        # checkout: a failed confirmation e-mail is logged as a warning only
+        "emailservice": _FAILURES,
+    }
+)
+"""Faults on a service that Online Boutique's handlers tolerate: users never see them."""
+
+USER_INVISIBLE: frozenset[FaultType] = frozenset({FaultType.HTTP_ERROR, FaultType.HTTP_ABORT})
+"""Fault types no user request sees on the shipped deployment: HTTPChaos redirects only
+connections opened after injection, and Locust's FastHttpUser keeps each user's
+connection alive from spawn on, so only fresh connections (health probes) meet the rule
+and no log, metric or event a method reads changes."""
+
+
+def online_boutique_home(topology: Topology) -> Callable[[str, FaultType], str | None]:
+    """Where each (service, fault) of a paper design belongs on the shipped deployment.
+
+    HTTP faults are rules on an entry-point route, so they would belong to the entry point,
+    but no user request meets them (``USER_INVISIBLE``); DNS faults need a primary caller
+    holding the service's address; a fault the handlers tolerate has no home (it cannot
+    break user-facing health)."""
+
+    def home(service: str, fault: FaultType) -> str | None:
+        if fault in USER_INVISIBLE:
+            return None
+        if fault in (FaultType.HTTP_ERROR, FaultType.HTTP_ABORT):
+            return topology.entrypoint
+        if fault in TOLERATED.get(service, frozenset()):
+            return None
+        if fault in (FaultType.DNS_FAULT, FaultType.DNS_RANDOM):
+            return service if topology.address_variable(service) is not None else None
+        return service
+
+    return home
+
+
+def recompose(
+    paper: Mapping[Cell, int],
+    services: Sequence[str],
+    home: Callable[[str, FaultType], str | None],
+) -> dict[Cell, int]:
+    """The paper's counts moved onto realizable cells.
+
+    ``home(service, fault)`` says where a paper cell's incidents really belong: the service
+    itself, another service whose fault it really is (an HTTP route rule belongs to the
+    entry point), or None when the fault cannot break user-facing health on that service
+    (its incidents then spread over the realizable cells of the same fault and intensity).
+    """
+    result: dict[Cell, int] = {}
+    homeless: list[Cell] = []
+    for (service, fault, intensity), count in paper.items():
+        if count == 0:
+            continue
+        owner = home(service, fault)
+        if owner is None:
+            homeless.extend([(service, fault, intensity)] * count)
+            continue
+        key = (owner, fault, intensity)
+        result[key] = result.get(key, 0) + count
+    faults = list(FaultType)
+    for _, fault, intensity in homeless:
+        cells = [
+            (s, fault, intensity)
+            for s in services
+            if home(s, fault) == s and paper.get((s, fault, intensity), 0)
+        ] or [
+            (s, other, intensity)
+            for s in services
+            for other in faults
+            if home(s, other) == s and paper.get((s, other, intensity), 0)
+        ]
+        if not cells:
+            raise ValueError(f"no realizable cell takes an incident at {intensity.value}")
+        key = min(cells, key=lambda c: (result.get(c, 0), services.index(c[0]), faults.index(c[1])))
+        result[key] = result.get(key, 0) + 1
+    return result
