@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
+import numpy as np
+import numpy.typing as npt
 from pydantic import ValidationError
 
 from r2act.agents.cases import CaseInputs
@@ -119,13 +121,40 @@ def _round(value: float) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else round(value, 6)
 
 
+Floats = npt.NDArray[np.float64]
+MetricIndex = dict[str, dict[str, tuple[dict[str, str], dict[str, tuple[Floats, Floats]]]]]
+
+
+def _stats(stamps: Floats, values: Floats, step: float | None) -> Answer:
+    """Summary of one series in one phase (points averaged per ``step`` when given)."""
+    stats: Answer = {
+        "n": len(values),
+        "min": _round(float(values.min())),
+        "mean": _round(float(values.mean())),
+        "max": _round(float(values.max())),
+        "last": _round(float(values[-1])),
+    }
+    if step is not None:
+        buckets = (stamps // step) * step
+        keys, first = np.unique(buckets, return_index=True)
+        sums = np.add.reduceat(values, first)
+        counts = np.diff(np.append(first, len(values)))
+        points = [[float(k), _round(float(v))] for k, v in zip(keys, sums / counts, strict=True)]
+        stats["points"] = points[:MAX_POINTS]
+        if len(points) > MAX_POINTS:
+            stats["note"] = f"{len(points) - MAX_POINTS} later points left out (raise step)"
+    return stats
+
+
 class CaseEnvironment:
     """The tools over one case. Construct one per case; answers never change between calls."""
 
     def __init__(self, case: CaseInputs) -> None:
         self.case = case
         self.submission: Prediction | None = None
-        self._logs = case.logs.sort_values(["ts", "pod", "line"], kind="stable", ignore_index=True)
+        order = np.argsort(case.logs["ts"].to_numpy(), kind="stable")  # stored order breaks ties
+        self._logs = case.logs.iloc[order].reset_index(drop=True)
+        self._metrics: MetricIndex | None = None
         self._pods = self._pod_services()
 
     # -- helpers ------------------------------------------------------------------------
@@ -133,9 +162,8 @@ class CaseEnvironment:
     def _pod_services(self) -> dict[str, str]:
         pods: dict[str, str] = {}
         logs = self.case.logs
-        if len(logs):
-            for pod, service in logs[["pod", "service"]].drop_duplicates().itertuples(index=False):
-                pods[str(pod)] = str(service)
+        for pod, service in set(zip(logs["pod"], logs["service"], strict=True)):
+            pods[str(pod)] = str(service)
         for state in self.case.states.values():
             for pod_state in state.pods:
                 pods.setdefault(pod_state.name, pod_state.app)
@@ -166,32 +194,27 @@ class CaseEnvironment:
 
     def services(self) -> Answer:
         """Every deployment with its pods and per-phase log/event counts, and phase windows."""
-        logs = self.case.logs
         windows: dict[str, list[float]] = {}
-        for phase in PHASES:
-            stamps = [logs.loc[logs["phase"] == phase, "ts"]]
-            for table in (self.case.events, self.case.metrics):
-                if table is not None and len(table):
-                    stamps.append(table.loc[table["phase"] == phase, "ts"])
-            joined = (
-                pd.concat([s for s in stamps if len(s)]) if any(len(s) for s in stamps) else None
-            )
-            if joined is not None and len(joined):
-                windows[phase] = [float(joined.min()), float(joined.max())]
-        counts = logs.groupby(["service", "phase"]).size() if len(logs) else pd.Series(dtype=int)
-        events_by: dict[tuple[str, str], int] = {}
-        if self.case.events is not None and len(self.case.events):
-            for row in self.case.events.itertuples(index=False):
-                key = (
-                    self._service_of_pod(str(row.object_name)) or str(row.object_name),
-                    str(row.phase),
-                )
-                events_by[key] = events_by.get(key, 0) + 1
+        for table in (self.case.logs, self.case.events, self.case.metrics):
+            if table is None or not len(table):
+                continue
+            bounds = table.groupby("phase", sort=False)["ts"].agg(["min", "max"])
+            for phase, low, high in zip(bounds.index, bounds["min"], bounds["max"], strict=True):
+                old = windows.get(str(phase), [float(low), float(high)])
+                windows[str(phase)] = [min(old[0], float(low)), max(old[1], float(high))]
+        windows = {p: windows[p] for p in PHASES if p in windows}
+        counts = Counter(zip(self._logs["service"], self._logs["phase"], strict=True))
+        events_by: Counter[tuple[str, str]] = Counter()
+        if self.case.events is not None:
+            for name, phase in zip(
+                self.case.events["object_name"], self.case.events["phase"], strict=True
+            ):
+                events_by[(self._service_of_pod(str(name)) or str(name), str(phase))] += 1
         out = []
         for name in self.case.topology.names:
             pods = sorted(p for p, s in self._pods.items() if s == name)
             entry: Answer = {"name": name, "pods": pods}
-            entry["log_lines"] = {p: int(counts.get((name, p), 0)) for p in PHASES}
+            entry["log_lines"] = {p: counts.get((name, p), 0) for p in PHASES}
             if self.case.events is not None:
                 entry["events"] = {p: events_by.get((name, p), 0) for p in PHASES}
             out.append(entry)
@@ -308,44 +331,61 @@ class CaseEnvironment:
         name, matchers = parse_selector(query)
         if step is not None and not 1 <= step <= 3600:
             raise ToolError(f"step {step}: use 1..3600 seconds (or omit it for no points)")
-        frame = metrics[(metrics["query"] == name) & metrics["phase"].isin(_phases(phase))]
-        if frame.empty and name not in set(metrics["query"]):
-            known = ", ".join(sorted(map(str, metrics["query"].unique())))
+        index = self._metric_index()
+        if name not in index:
+            known = ", ".join(sorted(index))
             raise ToolError(f"metric {name!r}: not stored for this case (stored: {known})")
+        wanted = _phases(phase)
         series: dict[str, Answer] = {}
-        for key, group in frame.groupby("labels", sort=True):
-            labels: dict[str, str] = json.loads(str(key))
-            pod = labels.get("pod", "")
-            labels = {**labels, "service": self._service_of_pod(pod)} if pod else labels
+        for key, (labels, by_phase) in sorted(index[name].items()):
             if not all(m.keep(labels) for m in matchers):
                 continue
-            entry = series.setdefault(str(key), {"labels": labels, "phases": {}})
-            for phase_name, part in group.groupby("phase", sort=False):
-                part = part.sort_values("ts", kind="stable")
-                values = part["value"].astype(float)
-                stats: Answer = {
-                    "n": len(part),
-                    "min": _round(float(values.min())),
-                    "mean": _round(float(values.mean())),
-                    "max": _round(float(values.max())),
-                    "last": _round(float(values.iloc[-1])),
-                }
-                if step is not None:
-                    buckets = (part["ts"] // step) * step
-                    means = values.groupby(buckets.to_numpy()).mean()
-                    points = [[float(str(t)), _round(float(v))] for t, v in means.items()]
-                    stats["points"] = points[:MAX_POINTS]
-                    if len(points) > MAX_POINTS:
-                        stats["note"] = (
-                            f"{len(points) - MAX_POINTS} later points left out (raise step)"
-                        )
-                entry["phases"][str(phase_name)] = stats
+            phases: dict[str, Answer] = {}
+            for phase_name in wanted:
+                if phase_name in by_phase:
+                    stamps, values = by_phase[phase_name]
+                    phases[phase_name] = _stats(stamps, values, step)
+            if phases:
+                series[key] = {"labels": labels, "phases": phases}
         ordered = [series[k] for k in sorted(series)]
-        for entry in ordered:
-            entry["phases"] = {p: entry["phases"][p] for p in PHASES if p in entry["phases"]}
         shown = ordered[:MAX_LIMIT]
         how = 'narrow with a label matcher, e.g. {service="frontend"}'
         return {"metric": name, "series": shown, **_note(len(shown), len(ordered), how)}
+
+    def _metric_index(self) -> MetricIndex:
+        """name -> labels JSON -> (labels with service, phase -> (ts, values) in time order)."""
+        if self._metrics is not None:
+            return self._metrics
+        index: MetricIndex = {}
+        frame = self.case.metrics
+        assert frame is not None
+        order = np.lexsort((frame["ts"].to_numpy(), frame["phase"].to_numpy(),
+                            frame["labels"].to_numpy(), frame["query"].to_numpy()))  # fmt: skip
+        columns = [frame[c].to_numpy()[order] for c in ("query", "labels", "phase", "ts", "value")]
+        start = 0
+        total = len(order)
+        while start < total:
+            name, key, phase = columns[0][start], columns[1][start], columns[2][start]
+            end = start
+            while end < total and (columns[0][end], columns[1][end], columns[2][end]) == (
+                name,
+                key,
+                phase,
+            ):
+                end += 1
+            by_key = index.setdefault(str(name), {})
+            if str(key) not in by_key:
+                labels: dict[str, str] = json.loads(str(key))
+                pod = labels.get("pod", "")
+                if pod:
+                    labels = {**labels, "service": self._service_of_pod(pod)}
+                by_key[str(key)] = (labels, {})
+            stamps = columns[3][start:end].astype(float)
+            values = columns[4][start:end].astype(float)
+            by_key[str(key)][1][str(phase)] = (stamps, values)
+            start = end
+        self._metrics = index
+        return index
 
     def state(self, kind: str, name: str | None = None, phase: str = "during") -> Answer:
         """Deployments or pods at the end of a phase (view 'full' only)."""

@@ -165,6 +165,7 @@ class _Case:
 
     trajectory: Trajectory
     model_s: float = 0.0
+    model_cpu_s: float = 0.0
     calls: int = 0
     attempts: list[str] = field(default_factory=list)
 
@@ -210,7 +211,7 @@ class LlmAgent:
             before_sleep=note,
             reraise=True,
         )
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         try:
             for attempt in retrying:
                 with attempt:
@@ -235,6 +236,7 @@ class LlmAgent:
             raise _CallFailedError(_failure_kind(error), str(error)[:300]) from error
         finally:
             state.model_s += time.perf_counter() - started
+            state.model_cpu_s += time.thread_time() - cpu
             state.calls += 1
         state.attempts.extend(errors)
         return _Reply(response, time.perf_counter() - started, errors)
@@ -279,7 +281,7 @@ class LlmAgent:
 
     def solve(self, case: CaseInputs) -> CaseResult:
         """Run one case to an answer or a failure; never raises on endpoint trouble."""
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         trajectory = Trajectory(
             session_id=f"{case.case_id}:{self.settings.mode}",
             agent=Agent(
@@ -301,6 +303,7 @@ class LlmAgent:
             failure = error.kind
             trajectory.add("system", f"model call failed: {error}", timestamp=_now())
         elapsed = time.perf_counter() - started
+        cpu = time.thread_time() - cpu
         steps = max(state.calls, 1)
         trajectory.finish(
             {
@@ -311,6 +314,7 @@ class LlmAgent:
                 "latency_s": round(elapsed, 6),
                 "model_s": round(state.model_s, 6),
                 "harness_s_per_step": round(max(elapsed - state.model_s, 0.0) / steps, 6),
+                "harness_cpu_s_per_step": round(max(cpu - state.model_cpu_s, 0.0) / steps, 6),
             }
         )
         return CaseResult.of(case.case_id, self.method, answer, failure, trajectory)

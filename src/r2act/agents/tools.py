@@ -8,6 +8,7 @@ compact JSON with sorted keys (deterministic bytes for identical questions).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -198,12 +199,24 @@ def call(
         return render({"error": str(error)}), True
 
 
+@functools.cache
+def _openai_tools() -> str:
+    return json.dumps(
+        [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.schema(),
+                },
+            }
+            for t in TOOLS
+        ]
+    )
+
+
 def openai_tools() -> list[dict[str, Any]]:
-    """The catalogue as OpenAI chat-completions ``tools``."""
-    return [
-        {
-            "type": "function",
-            "function": {"name": t.name, "description": t.description, "parameters": t.schema()},
-        }
-        for t in TOOLS
-    ]
+    """The catalogue as OpenAI chat-completions ``tools`` (a fresh copy; built once)."""
+    tools: list[dict[str, Any]] = json.loads(_openai_tools())
+    return tools

@@ -15,6 +15,7 @@ accept only the fields used, so a typo in the writer fails loudly in tests.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections import Counter
 from pathlib import Path
@@ -164,7 +165,7 @@ def percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None
     ordered = sorted(values)
-    rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
+    rank = max(1, min(len(ordered), math.ceil(q / 100 * len(ordered))))
     return round(ordered[rank - 1], 6)
 
 
@@ -173,6 +174,7 @@ def summarize(trajectories: list[Trajectory]) -> dict[str, Any]:
     finals = [t.final_metrics for t in trajectories if t.final_metrics is not None]
     seconds = [float(f.extra.get("latency_s", 0.0)) for f in finals]
     harness = [float(f.extra.get("harness_s_per_step", 0.0)) for f in finals]
+    harness_cpu = [float(f.extra.get("harness_cpu_s_per_step", 0.0)) for f in finals]
     failures = Counter(str(f.extra["failure"]) for f in finals if f.extra.get("failure"))
     tools: Counter[str] = Counter()
     for f in finals:
@@ -192,6 +194,10 @@ def summarize(trajectories: list[Trajectory]) -> dict[str, Any]:
         "harness_ms_per_step": {
             "p50": _ms(percentile(harness, 50)),
             "p95": _ms(percentile(harness, 95)),
+        },
+        "harness_cpu_ms_per_step": {
+            "p50": _ms(percentile(harness_cpu, 50)),
+            "p95": _ms(percentile(harness_cpu, 95)),
         },
     }
 
