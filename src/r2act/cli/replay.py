@@ -102,7 +102,7 @@ def _check_input(
     if only and replayable.isdisjoint(only):
         raise DataError(
             f"--only {' '.join(unknown_only)}: no incident of {directory} with a prediction "
-            f"in {path} (pick ids from its incidents.jsonl)"
+            f"in {path} (pick ids from its answers/incidents.parquet)"
         )
     if unknown_only:
         console_err.print(
@@ -186,6 +186,7 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     parsed = read_predictions(predictions)  # fail fast on a bad path
     directory = dataset_dir(dataset, [predictions])
     records = datasets.load_records(directory)
+    parsed = parsed.resolved(datasets.ids.aliases(records))  # case ids -> incident ids
     by_id = {r.incident_id: r for r in records}
     out_dir = out if out is not None else directory.parent / "replay" / predictions.stem
     settings = ReplaySettings(

@@ -6,7 +6,9 @@ whatever the file holds), decodes each line as strict UTF-8, parses JSON with a 
 duplicate-key guard, and then reads the parts of a line independently:
 
 - ``incident_id`` must be a short string without control or path characters; otherwise
-  the line cannot be attributed to an incident and is dropped (counted).
+  the line cannot be attributed to an incident and is dropped (counted). It may hold the
+  incident id or the opaque case id a method sees (a line may say ``case_id`` instead);
+  :meth:`PredictionFile.resolved` maps both to incident ids before scoring.
 - ``rca`` and ``plan`` are parsed **separately**. A malformed plan makes the plan invalid
   (it scores as an invalid, no-op plan) but a well-formed ``rca`` on the same line still
   counts for RCA-S and RCA-T, and vice versa. A part is valid or invalid as a whole: an
@@ -25,14 +27,15 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Literal
 
 from pydantic import ValidationError
 
+from r2act.datasets import ids
 from r2act.errors import DataError
 from r2act.schema import PLAN_ADAPTER, Operation, RcaPrediction, RecoveryPlan
 
@@ -48,7 +51,7 @@ _UNSAFE = re.compile(
 )
 """Control, bidi-override, zero-width and lone-surrogate characters: never echoed raw."""
 _PATHLIKE = re.compile(r"[/\\]|\.\.")
-_KNOWN_KEYS = frozenset({"incident_id", "rca", "plan", "method", "evidence"})
+_KNOWN_KEYS = frozenset({"incident_id", "case_id", "rca", "plan", "method", "evidence"})
 
 
 class IssueKind(StrEnum):
@@ -127,6 +130,31 @@ class PredictionFile:
         if names:
             return names.most_common(1)[0][0]
         return Path(self.source).stem or self.source
+
+    def resolved(self, aliases: Mapping[str, str]) -> PredictionFile:
+        """This file with every key mapped through ``aliases`` (case id -> incident id).
+
+        A file may key some lines by case id and others by incident id: two lines that
+        name the same incident either way are duplicates (the first line wins), as if both
+        had used the same id. Unknown keys stay as they are (the integrity check names them).
+        """
+        out = PredictionFile(self.source, lines=self.lines)
+        out.issues = list(self.issues)
+        out.counts = Counter(self.counts)
+        for prediction in sorted(self.predictions.values(), key=lambda p: p.line):
+            incident = ids.resolve(prediction.incident_id, aliases)
+            first = out.predictions.get(incident)
+            if first is not None:
+                out.duplicates.setdefault(incident, [first.line]).append(prediction.line)
+                message = f"{incident} already given on line {first.line} (by its other id)"
+                _issue(out, prediction.line, IssueKind.DUPLICATE_ID, message)
+                continue
+            out.predictions[incident] = replace(prediction, incident_id=incident)
+        for key, lines in self.duplicates.items():
+            incident = ids.resolve(key, aliases)
+            merged = out.duplicates.setdefault(incident, [])
+            out.duplicates[incident] = sorted(set(merged) | set(lines))
+        return out
 
     def issue_counts(self) -> dict[str, int]:
         """Issues per kind (all of them, also those beyond ``MAX_KEPT_ISSUES``)."""
@@ -232,7 +260,8 @@ def _parse_line(number: int, raw: bytes, result: PredictionFile) -> None:
 
 
 def _parse_object(number: int, value: dict[str, object], result: PredictionFile) -> None:
-    incident = _incident_id(number, value.get("incident_id"), result)
+    key = value.get("incident_id", value.get("case_id"))
+    incident = _incident_id(number, key, result)
     if incident is None:
         return
     extra = sorted(set(value) - _KNOWN_KEYS)
