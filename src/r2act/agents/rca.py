@@ -92,7 +92,7 @@ def _mapped(line: dict[str, Any], records: dict[str, BenchmarkRecord]) -> dict[s
 
 def mapped_file(path: Path, records: Sequence[BenchmarkRecord]) -> tuple[PredictionFile, Ranked]:
     """The file with mapper plans (parsed like any predictions file) and its AC@k."""
-    by_id = {r.incident_id: r for r in records}
+    by_id = {r.incident_id: r for r in records} | {r.case_id: r for r in records if r.case_id}
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -112,8 +112,8 @@ def mapped_file(path: Path, records: Sequence[BenchmarkRecord]) -> tuple[Predict
             continue
         case = str(value.get("incident_id"))
         record = by_id.get(case)
-        if record is not None and case not in seen:
-            seen.add(case)
+        if record is not None and record.incident_id not in seen:
+            seen.add(record.incident_id)
             ranks = _ranks(value)
             if ranks:
                 ranked += 1
