@@ -25,7 +25,7 @@ class FieldDomain:
 
 @dataclass(frozen=True)
 class OperationSpec:
-    """One row of the catalogue (paper Table II)."""
+    """One row of the catalogue (paper Table II; typical faults per ``r2act-mechanics/1``)."""
 
     operation: Operation
     fields: tuple[FieldDomain, ...]
@@ -45,19 +45,19 @@ OPERATION_CATALOG: Mapping[Operation, OperationSpec] = MappingProxyType(
             Operation.RESTART_SERVICE,
             (_TARGET,),
             "Rolling restart of the target's pods with the same template.",
-            (FaultType.POD_FAILURE, FaultType.NETWORK_DELAY, FaultType.MEMORY_PRESSURE),
+            (FaultType.POD_FAILURE, FaultType.NETWORK_DELAY, FaultType.CPU_SATURATION),
         ),
         Operation.SCALE_OUT: OperationSpec(
             Operation.SCALE_OUT,
             (_TARGET, FieldDomain("replicas", "integer in [A.min_replicas, A.max_replicas]")),
             "Raise the target's replica count so added pods absorb the load.",
-            (FaultType.CPU_SATURATION,),
+            (),
         ),
         Operation.ROLLBACK_DEPLOYMENT: OperationSpec(
             Operation.ROLLBACK_DEPLOYMENT,
             (_TARGET,),
             "Revert the target's pod template to its previous revision.",
-            (),
+            (FaultType.MEMORY_PRESSURE, FaultType.DNS_FAULT, FaultType.DNS_RANDOM),
         ),
         Operation.INCREASE_MEMORY_LIMIT: OperationSpec(
             Operation.INCREASE_MEMORY_LIMIT,
@@ -84,7 +84,7 @@ OPERATION_CATALOG: Mapping[Operation, OperationSpec] = MappingProxyType(
                 _TARGET,
                 FieldDomain("dependency", "an endpoint 'name:port' in A.dependencies[target]"),
             ),
-            "Repair how the target resolves or reaches one dependency endpoint.",
+            "Restore the address the target uses to reach one dependency endpoint.",
             (FaultType.DNS_FAULT, FaultType.DNS_RANDOM),
         ),
         Operation.NO_ACTION: OperationSpec(

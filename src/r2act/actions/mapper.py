@@ -1,22 +1,28 @@
-"""The paper's fixed RCA-to-action mapper: (service, fault type) -> a plan inside A.
+"""The RCA-to-action mapper: (service, fault type) -> the policy's plan for that pair.
 
-It lets RCA-only methods be scored on recovery. It deliberately knows only the diagnosed
-service and fault type, never the incident's parameters, so it reveals where a coarse
-diagnosis is not enough: it cannot tell which route an HTTP rule sits on, which name a DNS
-fault breaks, or whether a memory stress overflows the limit. Fields are filled from the
-action space in its own order (first scope, first dependency), exactly as the paper says.
+It lets RCA-only methods be scored on recovery. It knows only the diagnosed service and
+fault type, never the incident's parameters, and it never reads a list's order: it takes
+the policy's rules for the fault type, gold first, and returns the first one whose plan is
+fully determined by the pair:
 
-Well-formedness over cleverness: when the service is not a target of the action space, or
-the space offers no value for a required field (no route or dependency for that service),
-the mapper returns ``no_action``. That plan is never valid and is scored as a no-op, which
-is what a mapper that cannot form a plan amounts to.
+- a restart, rollback or scale-out needs only its target (the service, or the primary
+  caller the policy names for DNS faults);
+- ``increase_memory_limit`` takes the policy's canonical new limit for the service (the
+  smallest 32Mi step above its shipped limit);
+- ``repair_dependency`` takes the service's own endpoint (the name a DNS fault breaks);
+- ``rollback_config`` needs the faulty route, which the pair does not tell; when the
+  policy offers no other rule, the mapper takes the service's most-trafficked route
+  (highest load-generator weight, ties by name), the best guess a pair allows.
+
+When the diagnosed service is not a target of the action space (or the rule's target is
+not), the mapper returns ``no_action``: a plan that is never valid, which is what a mapper
+that cannot form a plan amounts to.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
-
+from r2act.actions.policy import DEFAULT_POLICY, PlanRule, RecoveryPolicy, Role, primary_caller
+from r2act.errors import DataError
 from r2act.schema import (
     ActionSpace,
     FaultType,
@@ -27,68 +33,70 @@ from r2act.schema import (
     RepairDependency,
     RestartService,
     RollbackConfig,
+    RollbackDeployment,
     ScaleOut,
     Topology,
+    format_mebibytes,
     memory_bytes,
 )
 
-MAPPER_OPERATIONS: Mapping[FaultType, Operation] = MappingProxyType(
-    {
-        FaultType.POD_FAILURE: Operation.RESTART_SERVICE,
-        FaultType.NETWORK_DELAY: Operation.RESTART_SERVICE,
-        FaultType.CPU_SATURATION: Operation.SCALE_OUT,
-        FaultType.MEMORY_PRESSURE: Operation.INCREASE_MEMORY_LIMIT,
-        FaultType.HTTP_ERROR: Operation.ROLLBACK_CONFIG,
-        FaultType.HTTP_ABORT: Operation.ROLLBACK_CONFIG,
-        FaultType.DNS_FAULT: Operation.REPAIR_DEPENDENCY,
-        FaultType.DNS_RANDOM: Operation.REPAIR_DEPENDENCY,
-    }
-)
-"""The mapper's fixed fault-type policy (paper, section V)."""
-
 _NO_ACTION = NoAction(operation="no_action")
+_STEP = 32 * 2**20
 
 
 def map_rca(
-    service: str, fault_type: FaultType, action_space: ActionSpace, topology: Topology
+    service: str,
+    fault_type: FaultType,
+    action_space: ActionSpace,
+    topology: Topology,
+    policy: RecoveryPolicy = DEFAULT_POLICY,
 ) -> RecoveryPlan:
-    """The plan the fixed policy derives from a diagnosed ``service`` and ``fault_type``.
-
-    restart_service(S) for pod/network faults; scale_out(S, current + 1) for CPU;
-    increase_memory_limit(S, 2 x current limit) for memory; rollback_config(S, first scope
-    of S in A) for HTTP; repair_dependency(S, first dependency of S in A) for DNS. Replica
-    counts and limits are clipped to the space's maxima so the plan stays inside A."""
-    if service not in action_space.targets:
+    """The plan ``policy`` defines for a diagnosed ``service`` and ``fault_type``."""
+    if service not in action_space.targets or service not in topology.names:
         return _NO_ACTION
-    operation = MAPPER_OPERATIONS[FaultType(fault_type)]
+    rules = policy.rules_for(FaultType(fault_type))
+    needs_route = [r for r in rules if r.operation == Operation.ROLLBACK_CONFIG]
+    for rule in [r for r in rules if r not in needs_route] + needs_route:
+        plan = _plan(rule, service, action_space, topology)
+        if plan is not None and action_space.contains(plan):
+            return plan
+    return _NO_ACTION
+
+
+def _plan(
+    rule: PlanRule, service: str, space: ActionSpace, topology: Topology
+) -> RecoveryPlan | None:
+    if rule.role == Role.PRIMARY_CALLER:
+        try:
+            target = primary_caller(service, topology)
+        except DataError:
+            return None
+    else:
+        target = service
+    operation = rule.operation
     if operation == Operation.RESTART_SERVICE:
-        return RestartService(operation="restart_service", target=service)
+        return RestartService(operation="restart_service", target=target)
+    if operation == Operation.ROLLBACK_DEPLOYMENT:
+        return RollbackDeployment(operation="rollback_deployment", target=target)
     if operation == Operation.SCALE_OUT:
-        current = topology.deployment(service).replicas if service in topology.names else 1
-        replicas = max(min(current + 1, action_space.max_replicas), action_space.min_replicas)
-        return ScaleOut(operation="scale_out", target=service, replicas=replicas)
+        replicas = max(topology.deployment(target).replicas + 1, space.min_replicas)
+        return ScaleOut(operation="scale_out", target=target, replicas=replicas)
     if operation == Operation.INCREASE_MEMORY_LIMIT:
-        return _doubled_limit(service, action_space)
+        current = space.current_memory_limits.get(target)
+        if current is None:
+            return None
+        limit = (memory_bytes(current) // _STEP + 1) * _STEP
+        return IncreaseMemoryLimit(
+            operation="increase_memory_limit", target=target, memory_limit=format_mebibytes(limit)
+        )
+    if operation == Operation.REPAIR_DEPENDENCY:
+        endpoint = topology.deployment(service).endpoint
+        if endpoint is None:
+            return None
+        return RepairDependency(operation="repair_dependency", target=target, dependency=endpoint)
     if operation == Operation.ROLLBACK_CONFIG:
-        scopes = action_space.scopes.get(service, [])
-        if not scopes:
-            return _NO_ACTION
-        return RollbackConfig(operation="rollback_config", target=service, scope=scopes[0])
-    dependencies = action_space.dependencies.get(service, [])
-    if not dependencies:
-        return _NO_ACTION
-    return RepairDependency(
-        operation="repair_dependency", target=service, dependency=dependencies[0]
-    )
-
-
-def _doubled_limit(service: str, action_space: ActionSpace) -> RecoveryPlan:
-    current = action_space.current_memory_limits.get(service)
-    if current is None:
-        return _NO_ACTION
-    doubled = min(2 * memory_bytes(current), memory_bytes(action_space.max_memory_limit))
-    return IncreaseMemoryLimit(
-        operation="increase_memory_limit",
-        target=service,
-        memory_limit=f"{doubled // 2**20}Mi",
-    )
+        routes = sorted(topology.routes_of(target), key=lambda r: (-r.weight, r.scope))
+        if not routes:
+            return None
+        return RollbackConfig(operation="rollback_config", target=target, scope=routes[0].scope)
+    return None

@@ -1,19 +1,30 @@
-"""P-: plausible invalid plans for an incident, each tagged with how it fails.
+"""P-: exactly two plausible invalid plans per incident, each tagged with how it fails.
 
-These are not random negatives. Each one is a mistake a method that localised the fault
-correctly, or nearly, would make: the generic operation for the symptom (restart a service
-whose DNS name is broken), the right operation on the service that shows the symptom (a
-caller), the right operation with the wrong route or dependency, a value outside the
-action space, or doing nothing. Where a mistake can be stated inside the action space it
-is, so that its tag is the only thing wrong with it.
+The rule (``docs/faults.md``, "Invalid plans"), as in the paper's two per incident:
+
+1. **Right place, wrong operation**: the operation the mechanics say does not recover the
+   fault, on the deployment the gold plan acts on (scale_out for pod, delay and CPU faults,
+   a restart for memory and DNS faults), or, for an HTTP rule, the rollback of a healthy
+   route (the most-trafficked other route).
+2. **Right operation, wrong place**: the gold operation where the symptom shows instead of
+   where the fault is: the root cause's neighbour (its primary caller, else its first
+   dependency by name) for pod, delay, CPU and memory faults; a backend on the faulty route
+   for HTTP faults; the callee itself for DNS faults (whose gold acts on the caller).
+
+Candidates are tried in that order and a candidate any valid pattern accepts is skipped
+(the next one in the fault type's list takes its place), so P- never contradicts P+ under
+any policy; ``no_action`` closes every list. Every candidate lies inside the action space,
+so its tag is the only thing wrong with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from r2act.actions.injected import broken_endpoint, injected_scope
+from r2act.actions.policy import RecoveryPolicy
+from r2act.errors import DataError
 from r2act.schema import (
     ActionSpace,
     FailureMode,
@@ -21,41 +32,42 @@ from r2act.schema import (
     IncreaseMemoryLimit,
     InvalidPlan,
     NoAction,
-    Operation,
     PlannedIncident,
     PlanPattern,
     RepairDependency,
     RestartService,
     RollbackConfig,
-    RollbackDeployment,
     ScaleOut,
     Topology,
+    format_mebibytes,
     memory_bytes,
 )
 
-_Builder = Callable[[PlannedIncident, Topology, ActionSpace], Iterator[InvalidPlan]]
+PER_INCIDENT = 2
+"""Invalid plans listed per incident (the paper's 604 for 302 incidents)."""
 
 
 def invalid_plans(
     incident: PlannedIncident,
     topology: Topology,
     space: ActionSpace,
-    valid: PlanPattern,
+    valid: Sequence[PlanPattern],
+    policy: RecoveryPolicy,
 ) -> list[InvalidPlan]:
-    """P- for an incident whose valid plans are ``valid``: at least two, always a no-op.
-
-    Every builder yields a wrong operation first; a candidate the pattern would accept is
-    dropped, so P- never contradicts P+."""
-    builder = _BUILDERS[valid.operation]
-    plans = [n for n in builder(incident, topology, space) if not valid.matches(n.plan)]
-    plans.append(
-        InvalidPlan(
-            plan=NoAction(operation="no_action"),
-            failure_mode=FailureMode.NO_OP,
-            rationale="An injected fault does not go away by waiting inside the window.",
-        )
+    """P- for an incident whose valid plans are ``valid``: the first two candidates no
+    pattern accepts (module docstring)."""
+    chosen: list[InvalidPlan] = []
+    for candidate in _candidates(incident, topology, space):
+        if any(p.matches(candidate.plan) for p in valid):
+            continue
+        if any(c.plan == candidate.plan for c in chosen) or not space.contains(candidate.plan):
+            continue
+        chosen.append(candidate)
+        if len(chosen) == PER_INCIDENT:
+            return chosen
+    raise DataError(  # pragma: no cover - no_action closes every list and is never valid
+        f"incident {incident.id}: policy {policy} leaves fewer than {PER_INCIDENT} invalid plans"
     )
-    return plans
 
 
 @dataclass(frozen=True)
@@ -73,179 +85,122 @@ class Neighbour:
 
 
 def neighbour(service: str, topology: Topology, space: ActionSpace) -> Neighbour | None:
-    """The first caller of ``service`` that is a target, else its first callee that is."""
-    for name in topology.callers(service):
-        if name != service and name in space.targets:
-            return Neighbour(name, is_caller=True)
-    for name in topology.dependencies(service):
+    """The primary caller of ``service`` if it is a target, else its first callee by name."""
+    caller = topology.primary_caller(service)
+    if caller is not None and caller in space.targets:
+        return Neighbour(caller, is_caller=True)
+    for name in sorted(topology.dependencies(service)):
         if name != service and name in space.targets:
             return Neighbour(name, is_caller=False)
     return None
 
 
-def _restart_negatives(
+def _candidates(
     incident: PlannedIncident, topology: Topology, space: ActionSpace
 ) -> Iterator[InvalidPlan]:
+    fault = FaultType(incident.fault.type)
     service = incident.service
-    deployment = topology.deployment(service)
-    if incident.fault.type == FaultType.NETWORK_DELAY:
-        replicas = min(deployment.replicas + 1, space.max_replicas)
+    blamed = neighbour(service, topology, space)
+    if fault in (FaultType.HTTP_ERROR, FaultType.HTTP_ABORT):
+        yield from _http(incident, topology, space)
+    elif fault in (FaultType.DNS_FAULT, FaultType.DNS_RANDOM):
+        yield from _dns(incident, topology, space)
+    elif fault == FaultType.MEMORY_PRESSURE:
         yield _wrong_operation(
-            ScaleOut(operation="scale_out", target=service, replicas=replicas),
-            "Added replicas sit behind the same delayed interface; capacity is not the problem.",
+            RestartService(operation="restart_service", target=service),
+            "The new container gets the same lowered limit and is OOM-killed again.",
         )
-    elif incident.fault.type == FaultType.MEMORY_PRESSURE:
-        doubled = 2 * memory_bytes(deployment.main.memory_limit)
-        if doubled <= memory_bytes(space.max_memory_limit):
-            yield _wrong_operation(
+        if blamed is not None:
+            limit = memory_bytes(space.current_memory_limits[blamed.name])
+            yield _wrong_target(
                 IncreaseMemoryLimit(
                     operation="increase_memory_limit",
-                    target=service,
-                    memory_limit=f"{doubled // 2**20}Mi",
+                    target=blamed.name,
+                    memory_limit=format_mebibytes(limit + 32 * 2**20),
                 ),
-                "The stress fits under the current limit; a larger limit keeps the stressed "
-                "container running instead of replacing it.",
+                f"{blamed.symptom(service)}; only {service}'s limit was lowered.",
             )
     else:
+        replicas = min(topology.deployment(service).replicas + 1, space.max_replicas)
         yield _wrong_operation(
-            RollbackDeployment(operation="rollback_deployment", target=service),
-            "Nothing was deployed; the previous revision has the same template.",
+            ScaleOut(operation="scale_out", target=service, replicas=replicas),
+            "Clients keep their pinned connection to the faulty pod; new replicas get no "
+            "traffic from them.",
         )
-    blamed = neighbour(service, topology, space)
-    if blamed is not None:
-        yield InvalidPlan(
-            plan=RestartService(operation="restart_service", target=blamed.name),
-            failure_mode=FailureMode.WRONG_TARGET,
-            rationale=f"{blamed.symptom(service)}, but the fault is on {service}.",
+        yield _wrong_operation(
+            RestartService(operation="restart_service", target=service),
+            "A restart puts the same load back on the same capacity.",
         )
-
-
-def _scale_out_negatives(
-    incident: PlannedIncident, topology: Topology, space: ActionSpace
-) -> Iterator[InvalidPlan]:
-    service = incident.service
-    yield _wrong_operation(
-        RestartService(operation="restart_service", target=service),
-        "A restart puts the same load back on the same capacity.",
-    )
-    if space.max_replicas < 1000:  # ScaleOut itself rejects more than 1000 replicas
-        yield InvalidPlan(
-            plan=ScaleOut(operation="scale_out", target=service, replicas=space.max_replicas + 1),
-            failure_mode=FailureMode.INVALID_STRUCTURE,
-            rationale=f"More replicas than the action space allows ({space.max_replicas}).",
-        )
-    blamed = neighbour(service, topology, space)
-    if blamed is not None:
-        replicas = min(topology.deployment(blamed.name).replicas + 1, space.max_replicas)
-        yield InvalidPlan(
-            plan=ScaleOut(operation="scale_out", target=blamed.name, replicas=replicas),
-            failure_mode=FailureMode.WRONG_TARGET,
-            rationale=f"{blamed.symptom(service)}; only {service} is CPU-saturated.",
-        )
-
-
-def _memory_negatives(
-    incident: PlannedIncident, topology: Topology, space: ActionSpace
-) -> Iterator[InvalidPlan]:
-    service = incident.service
-    current = memory_bytes(space.current_memory_limits[service])
-    yield _wrong_operation(
-        RestartService(operation="restart_service", target=service),
-        "The new container overflows again: request plus stress exceeds the limit.",
-    )
-    yield InvalidPlan(
-        plan=IncreaseMemoryLimit(
-            operation="increase_memory_limit",
-            target=service,
-            memory_limit=f"{max(current // 2**21, 1)}Mi",
-        ),
-        failure_mode=FailureMode.INVALID_STRUCTURE,
-        rationale="Half the current limit: a decrease, outside the action space.",
-    )
-    blamed = neighbour(service, topology, space)
-    if blamed is not None:
-        doubled = 2 * memory_bytes(space.current_memory_limits[blamed.name])
-        if doubled <= memory_bytes(space.max_memory_limit):
-            yield InvalidPlan(
-                plan=IncreaseMemoryLimit(
-                    operation="increase_memory_limit",
-                    target=blamed.name,
-                    memory_limit=f"{doubled // 2**20}Mi",
-                ),
-                failure_mode=FailureMode.WRONG_TARGET,
-                rationale=f"{blamed.symptom(service)}; only {service} is under memory stress.",
+        if blamed is not None:
+            yield _wrong_target(
+                RestartService(operation="restart_service", target=blamed.name),
+                f"{blamed.symptom(service)}, but the fault is on {service}.",
             )
+    yield InvalidPlan(
+        plan=NoAction(operation="no_action"),
+        failure_mode=FailureMode.NO_OP,
+        rationale="An injected fault does not go away by waiting inside the window.",
+    )
 
 
-def _http_negatives(
+def _http(
     incident: PlannedIncident, topology: Topology, space: ActionSpace
 ) -> Iterator[InvalidPlan]:
-    service, scope = incident.service, injected_scope(incident)
-    yield _wrong_operation(
-        RestartService(operation="restart_service", target=service),
-        f"The rule on {scope} is route configuration; new pods are behind the same rule.",
+    entry, scope = topology.entrypoint, injected_scope(incident)
+    healthy = sorted(
+        (r for r in topology.routes if r.scope != scope), key=lambda r: (-r.weight, r.scope)
     )
-    own_scopes = space.scopes.get(service, [])
-    others = [s for s in own_scopes if s != scope] or [
-        r.scope for r in topology.routes if r.scope != scope
-    ]
-    if others:
+    if healthy:
+        other = healthy[0].scope
         yield InvalidPlan(
-            plan=RollbackConfig(operation="rollback_config", target=service, scope=others[0]),
+            plan=RollbackConfig(operation="rollback_config", target=entry, scope=other),
             failure_mode=FailureMode.INVALID_SCOPE,
-            rationale=f"{others[0]} is a healthy route; the fault is on {scope}.",
+            rationale=f"{other} is a healthy route; the rule is on {scope}.",
         )
     route = next((r for r in topology.routes if r.scope == scope), None)
-    sharing = [] if route is None else route.services
-    blamed = next(
-        (
-            s
-            for s in sharing
-            if s not in (service, topology.entrypoint) and scope in space.scopes.get(s, [])
-        ),
-        None,
+    backends = sorted(
+        s
+        for s in ([] if route is None else route.services)
+        if s != entry and scope in space.scopes.get(s, [])
     )
-    if blamed is not None:
-        yield InvalidPlan(
-            plan=RollbackConfig(operation="rollback_config", target=blamed, scope=scope),
-            failure_mode=FailureMode.WRONG_TARGET,
-            rationale=f"{blamed} serves the same route, but the faulty rule is on {service}.",
+    for backend in backends[:1]:
+        yield _wrong_target(
+            RollbackConfig(operation="rollback_config", target=backend, scope=scope),
+            f"{backend} serves {scope} too, but the faulty rule sits on {entry}'s route.",
+        )
+        yield _wrong_target(
+            RestartService(operation="restart_service", target=backend),
+            f"{backend} is healthy; the errors come from a rule on {entry}.",
         )
 
 
-def _dns_negatives(
+def _dns(
     incident: PlannedIncident, topology: Topology, space: ActionSpace
 ) -> Iterator[InvalidPlan]:
     service, endpoint = incident.service, broken_endpoint(incident, topology)
     yield _wrong_operation(
         RestartService(operation="restart_service", target=service),
-        f"Callers cannot resolve {endpoint}; restarting {service} does not repair that.",
+        f"{service} is healthy; its caller's address for it ({endpoint}) is wrong.",
     )
-    repair_points = [service] + [c for c in topology.callers(service) if c in space.targets]
-    for target in repair_points:
-        other = next((d for d in space.dependencies.get(target, []) if d != endpoint), None)
-        if other is not None:
-            yield InvalidPlan(
-                plan=RepairDependency(
-                    operation="repair_dependency", target=target, dependency=other
-                ),
-                failure_mode=FailureMode.INVALID_SCOPE,
-                rationale=f"{other} resolves fine; the broken name is {endpoint}.",
-            )
-            return
+    if endpoint in space.dependencies.get(service, []):
+        yield _wrong_target(
+            RepairDependency(operation="repair_dependency", target=service, dependency=endpoint),
+            f"Nothing is wrong on {service}'s side; the caller holds the broken address.",
+        )
+    caller = topology.primary_caller(service)
+    if caller is not None and caller in space.targets:
+        yield _wrong_operation(
+            RestartService(operation="restart_service", target=caller),
+            f"A restart of {caller} keeps the broken variable in its pod template.",
+        )
 
 
-def _wrong_operation(
-    plan: RestartService | ScaleOut | IncreaseMemoryLimit | RollbackDeployment, rationale: str
-) -> InvalidPlan:
+def _wrong_operation(plan: RestartService | ScaleOut, rationale: str) -> InvalidPlan:
     return InvalidPlan(plan=plan, failure_mode=FailureMode.WRONG_OPERATION, rationale=rationale)
 
 
-_BUILDERS: dict[Operation, _Builder] = {
-    Operation.RESTART_SERVICE: _restart_negatives,
-    Operation.ROLLBACK_DEPLOYMENT: _restart_negatives,
-    Operation.SCALE_OUT: _scale_out_negatives,
-    Operation.INCREASE_MEMORY_LIMIT: _memory_negatives,
-    Operation.ROLLBACK_CONFIG: _http_negatives,
-    Operation.REPAIR_DEPENDENCY: _dns_negatives,
-}
+def _wrong_target(
+    plan: RestartService | RollbackConfig | RepairDependency | IncreaseMemoryLimit,
+    rationale: str,
+) -> InvalidPlan:
+    return InvalidPlan(plan=plan, failure_mode=FailureMode.WRONG_TARGET, rationale=rationale)

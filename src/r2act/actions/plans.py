@@ -1,20 +1,18 @@
 """Recovery labels of one incident: action space, gold plan, P+ patterns and P- plans.
 
 ``label_incident`` is the single entry point. The gold plan is the canonical valid plan
-(what Exact Match compares against); P+ widens it to every equivalent plan (replica counts
-and memory limits as bounds, every DNS repair point), so scoring never depends on a
-surface form; P- lists plausible mistakes (see ``r2act.actions.negatives``).
+(what Exact Match compares against); P+ widens it to every plan the policy says recovers
+(one pattern per rule, replica counts and memory limits as bounds), so scoring never
+depends on a surface form; P- lists two plausible mistakes (``r2act.actions.negatives``).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from r2act.actions.injected import broken_endpoint, injected_scope
 from r2act.actions.negatives import invalid_plans
-from r2act.actions.policy import DEFAULT_POLICY, RecoveryPolicy
+from r2act.actions.policy import DEFAULT_POLICY, PlanRule, RecoveryPolicy, Role, primary_caller
 from r2act.actions.space import action_space
 from r2act.errors import DataError
 from r2act.schema import (
@@ -49,13 +47,7 @@ class IncidentLabels(BaseModel):
     invalid_plans: list[InvalidPlan] = Field(
         min_length=2, description="P-: plausible invalid plans, each tagged with its mode."
     )
-    policy: str = Field(description="Name and version of the policy, e.g. 'r2act-default/1'.")
-
-
-@dataclass(frozen=True)
-class _Label:
-    gold: RecoveryPlan
-    pattern: PlanPattern
+    policy: str = Field(description="Name and version of the policy, e.g. 'r2act-mechanics/1'.")
 
 
 def label_incident(
@@ -64,87 +56,93 @@ def label_incident(
     """The recovery labels of ``incident`` on ``topology`` under ``policy``.
 
     Raises DataError when the incident's parameters cannot be labelled (unknown service,
-    a route or size the topology does not have)."""
+    a route the topology does not have, a DNS fault on a service without a caller)."""
     space = action_space(incident, topology, policy)
-    label = _gold_and_pattern(incident, topology, space, policy)
+    rules = policy.rules_for(incident.fault.type)
+    labelled = [_plan_for(rule, incident, topology, space, policy) for rule in rules]
+    valid = [pattern for _, pattern in labelled]
     return IncidentLabels(
         action_space=space,
-        gold_plan=label.gold,
-        valid_plans=[label.pattern],
-        invalid_plans=invalid_plans(incident, topology, space, label.pattern),
+        gold_plan=labelled[0][0],
+        valid_plans=valid,
+        invalid_plans=invalid_plans(incident, topology, space, valid, policy),
         policy=str(policy),
     )
 
 
-def _gold_and_pattern(
-    incident: PlannedIncident, topology: Topology, space: ActionSpace, policy: RecoveryPolicy
-) -> _Label:
+def rule_targets(rule: PlanRule, service: str, topology: Topology, space: ActionSpace) -> list[str]:
+    """The deployments a rule's plan may act on, canonical one first."""
+    if rule.role == Role.SERVICE:
+        return [service]
+    if rule.role == Role.PRIMARY_CALLER:
+        return [primary_caller(service, topology)]
+    callers = sorted(c for c in topology.callers(service) if c in space.targets)
+    return [service, *callers]
+
+
+def _plan_for(
+    rule: PlanRule,
+    incident: PlannedIncident,
+    topology: Topology,
+    space: ActionSpace,
+    policy: RecoveryPolicy,
+) -> tuple[RecoveryPlan, PlanPattern]:
+    """The canonical plan of ``rule`` for ``incident`` and the pattern of its equivalents."""
     service = incident.service
-    deployment = topology.deployment(service)
-    operation = policy.operation_for(incident.fault, deployment)
+    targets = rule_targets(rule, service, topology, space)
+    target, operation = targets[0], rule.operation
+    if target not in space.targets:
+        raise DataError(
+            f"incident {incident.id}: policy {policy} acts on {target}, which is not a target "
+            f"of the action space (label a service whose caller is a deployment under test)"
+        )
     if operation == Operation.RESTART_SERVICE:
-        return _Label(
-            RestartService(operation="restart_service", target=service),
-            PlanPattern(operation=operation, targets=[service]),
-        )
+        plan: RecoveryPlan = RestartService(operation="restart_service", target=target)
+        return plan, PlanPattern(operation=operation, targets=targets)
     if operation == Operation.ROLLBACK_DEPLOYMENT:
-        return _Label(
-            RollbackDeployment(operation="rollback_deployment", target=service),
-            PlanPattern(operation=operation, targets=[service]),
-        )
+        plan = RollbackDeployment(operation="rollback_deployment", target=target)
+        return plan, PlanPattern(operation=operation, targets=targets)
     if operation == Operation.SCALE_OUT:
-        lowest = deployment.replicas + 1
+        lowest = topology.deployment(target).replicas + 1
         if lowest > space.max_replicas:
             raise DataError(
-                f"incident {incident.id}: {service} already runs {deployment.replicas} "
-                f"replicas, the policy maximum (raise max_replicas in the policy)"
+                f"incident {incident.id}: {target} already runs {lowest - 1} replicas, the "
+                f"policy maximum (raise max_replicas in the policy)"
             )
-        return _Label(
-            ScaleOut(operation="scale_out", target=service, replicas=lowest),
-            PlanPattern(
-                operation=operation,
-                targets=[service],
-                min_replicas=lowest,
-                max_replicas=space.max_replicas,
-            ),
+        plan = ScaleOut(operation="scale_out", target=target, replicas=lowest)
+        return plan, PlanPattern(
+            operation=operation,
+            targets=targets,
+            min_replicas=lowest,
+            max_replicas=space.max_replicas,
         )
     if operation == Operation.INCREASE_MEMORY_LIMIT:
-        bounds = policy.memory_bounds(incident.fault, deployment)
-        rounded = -(-bounds.lowest // _ROUNDING) * _ROUNDING
-        chosen = rounded if rounded <= bounds.highest else bounds.lowest
-        return _Label(
-            IncreaseMemoryLimit(
-                operation="increase_memory_limit",
-                target=service,
-                memory_limit=format_mebibytes(chosen),
-            ),
-            PlanPattern(
-                operation=operation,
-                targets=[service],
-                min_memory_limit=format_mebibytes(bounds.lowest),
-                max_memory_limit=f"{bounds.highest // 2**20}Mi",
-            ),
+        bounds = policy.memory_bounds(topology.deployment(target))
+        gold = (bounds.lowest // _ROUNDING + 1) * _ROUNDING  # strictly above the shipped limit
+        plan = IncreaseMemoryLimit(
+            operation="increase_memory_limit",
+            target=target,
+            memory_limit=format_mebibytes(min(gold, bounds.highest)),
+        )
+        return plan, PlanPattern(
+            operation=operation,
+            targets=targets,
+            min_memory_limit=format_mebibytes(bounds.lowest + 1),  # A: strictly above shipped
+            max_memory_limit=format_mebibytes(bounds.highest),
         )
     if operation == Operation.ROLLBACK_CONFIG:
         scope = injected_scope(incident)
-        if scope not in space.scopes.get(service, []):
+        if scope not in space.scopes.get(target, []):
             raise DataError(
-                f"incident {incident.id}: route {scope!r} does not reach {service} "
-                f"(use one of its routes: {space.scopes.get(service, [])})"
+                f"incident {incident.id}: route {scope!r} is not a route of {target} "
+                f"(use one of: {space.scopes.get(target, [])})"
             )
-        return _Label(
-            RollbackConfig(operation="rollback_config", target=service, scope=scope),
-            PlanPattern(operation=operation, targets=[service], scope=scope),
-        )
+        plan = RollbackConfig(operation="rollback_config", target=target, scope=scope)
+        return plan, PlanPattern(operation=operation, targets=targets, scope=scope)
     if operation == Operation.REPAIR_DEPENDENCY:
         endpoint = broken_endpoint(incident, topology)
-        repair_points = [service] + [
-            caller for caller in topology.callers(service) if caller in space.targets
-        ]
-        return _Label(
-            RepairDependency(operation="repair_dependency", target=service, dependency=endpoint),
-            PlanPattern(operation=operation, targets=repair_points, dependency=endpoint),
-        )
-    raise DataError(  # pragma: no cover - a policy mapping a fault to no_action
-        f"incident {incident.id}: policy {policy} maps it to {operation}, which recovers nothing"
+        plan = RepairDependency(operation="repair_dependency", target=target, dependency=endpoint)
+        return plan, PlanPattern(operation=operation, targets=targets, dependency=endpoint)
+    raise DataError(  # pragma: no cover - a policy listing no_action as a recovery
+        f"incident {incident.id}: policy {policy} lists {operation}, which recovers nothing"
     )

@@ -1,70 +1,87 @@
-"""The recovery-semantics policy: which operation recovers which fault, and with which bounds.
+"""Recovery-semantics policies: which plans recover which fault, named and versioned.
 
-Recovery labels are a policy decision, not a fact of nature, so the policy is a named,
-versioned object and every label records ``str(policy)`` (``"r2act-default/1"``). Changing
-any number here changes labels; bump ``version`` when you do.
+Labels are a policy decision, so every record carries ``str(policy)``. Two policies ship:
 
-The default follows the paper's Table II. The one incident-specific rule is memory
-pressure: the baseline working set is taken to be the container's memory request, so a
-stress of ``size`` bytes overflows the limit only when ``request + size > limit``. Then the
-limit must grow to at least ``request + size + margin``; otherwise the stressed container
-still fits and a restart (which also drops the stressor) is the recovery.
+- ``r2act-mechanics/1`` (the default) follows what recovers under the real mechanics of
+  the shipped deployment (``docs/faults.md``): a restart for pod, delay and CPU faults
+  (clients pin one connection, so added replicas get no traffic); the frontend route rule
+  for HTTP faults (a restart also clears it, since Chaos Mesh injects only the pods it
+  selected at creation); the primary caller's environment for DNS faults; the memory limit
+  for memory faults.
+- ``paper-table-ii/1`` keeps the paper's Table II (one operation per fault type, on the
+  labelled service) for reproduction.
+
+A rule names an operation and whose deployment it acts on; the first rule of a fault type
+gives the gold plan, the others are further valid plans. Changing any rule changes labels:
+bump ``version`` when you do.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from types import MappingProxyType
 
-from pydantic import JsonValue
-
 from r2act.errors import DataError
-from r2act.schema import DeploymentSpec, FaultSpec, FaultType, Operation, memory_bytes
+from r2act.schema import DeploymentSpec, FaultType, Operation, Topology, memory_bytes
 
-_STRESS_UNITS = {
-    "": 1,
-    "B": 1,
-    "KB": 10**3,
-    "MB": 10**6,
-    "GB": 10**9,
-    "KiB": 2**10,
-    "MiB": 2**20,
-    "GiB": 2**30,
-    "Ki": 2**10,
-    "Mi": 2**20,
-    "Gi": 2**30,
-}
-_STRESS_SIZE = re.compile(r"^([0-9]+)\s*([A-Za-z]*)$")
 
-_TABLE_II: Mapping[FaultType, Operation] = MappingProxyType(
+class Role(StrEnum):
+    """Whose deployment a rule's plan acts on, relative to the labelled service S."""
+
+    SERVICE = "service"
+    """S itself."""
+    PRIMARY_CALLER = "primary_caller"
+    """The caller C whose ``<S>_ADDR`` a DNS fault breaks (``primary_caller``)."""
+    SERVICE_OR_CALLER = "service_or_caller"
+    """S (gold) or any direct caller of S (paper: repair the name on either side)."""
+
+
+@dataclass(frozen=True)
+class PlanRule:
+    """One valid plan shape: an operation acting on a role's deployment."""
+
+    operation: Operation
+    role: Role = Role.SERVICE
+
+
+_M, _P = Operation, Role
+
+_MECHANICS: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
     {
-        FaultType.POD_FAILURE: Operation.RESTART_SERVICE,
-        FaultType.NETWORK_DELAY: Operation.RESTART_SERVICE,
-        FaultType.CPU_SATURATION: Operation.SCALE_OUT,
-        FaultType.MEMORY_PRESSURE: Operation.INCREASE_MEMORY_LIMIT,
-        FaultType.HTTP_ERROR: Operation.ROLLBACK_CONFIG,
-        FaultType.HTTP_ABORT: Operation.ROLLBACK_CONFIG,
-        FaultType.DNS_FAULT: Operation.REPAIR_DEPENDENCY,
-        FaultType.DNS_RANDOM: Operation.REPAIR_DEPENDENCY,
+        FaultType.POD_FAILURE: (PlanRule(_M.RESTART_SERVICE),),
+        FaultType.NETWORK_DELAY: (PlanRule(_M.RESTART_SERVICE),),
+        FaultType.CPU_SATURATION: (PlanRule(_M.RESTART_SERVICE),),
+        FaultType.HTTP_ERROR: (PlanRule(_M.ROLLBACK_CONFIG), PlanRule(_M.RESTART_SERVICE)),
+        FaultType.HTTP_ABORT: (PlanRule(_M.ROLLBACK_CONFIG), PlanRule(_M.RESTART_SERVICE)),
+        FaultType.DNS_FAULT: (
+            PlanRule(_M.REPAIR_DEPENDENCY, _P.PRIMARY_CALLER),
+            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.PRIMARY_CALLER),
+        ),
+        FaultType.DNS_RANDOM: (
+            PlanRule(_M.REPAIR_DEPENDENCY, _P.PRIMARY_CALLER),
+            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.PRIMARY_CALLER),
+        ),
+        FaultType.MEMORY_PRESSURE: (
+            PlanRule(_M.INCREASE_MEMORY_LIMIT),
+            PlanRule(_M.ROLLBACK_DEPLOYMENT),
+        ),
     }
 )
 
-
-def stress_bytes(parameters: Mapping[str, JsonValue]) -> int:
-    """Bytes a memory stressor allocates, from ``parameters["size"]`` (``"192MB"``; MB = 10^6).
-
-    Chaos Mesh reads sizes with decimal units (``MB``) and also accepts binary ones
-    (``MiB``); both are understood. Percentages are not, because the label needs bytes."""
-    size = parameters.get("size")
-    match = _STRESS_SIZE.fullmatch(size.strip()) if isinstance(size, str) else None
-    if match is None or match.group(2) not in _STRESS_UNITS:
-        raise DataError(
-            f"memory_pressure parameter size={size!r} is not a byte size "
-            "(write an integer with B, KB, MB, GB, KiB, MiB or GiB, e.g. '192MB')"
-        )
-    return int(match.group(1)) * _STRESS_UNITS[match.group(2)]
+_TABLE_II: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
+    {
+        FaultType.POD_FAILURE: (PlanRule(_M.RESTART_SERVICE),),
+        FaultType.NETWORK_DELAY: (PlanRule(_M.RESTART_SERVICE),),
+        FaultType.CPU_SATURATION: (PlanRule(_M.SCALE_OUT),),
+        FaultType.MEMORY_PRESSURE: (PlanRule(_M.INCREASE_MEMORY_LIMIT),),
+        FaultType.HTTP_ERROR: (PlanRule(_M.ROLLBACK_CONFIG),),
+        FaultType.HTTP_ABORT: (PlanRule(_M.ROLLBACK_CONFIG),),
+        FaultType.DNS_FAULT: (PlanRule(_M.REPAIR_DEPENDENCY, _P.SERVICE_OR_CALLER),),
+        FaultType.DNS_RANDOM: (PlanRule(_M.REPAIR_DEPENDENCY, _P.SERVICE_OR_CALLER),),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -77,22 +94,18 @@ class MemoryBounds:
 
 @dataclass(frozen=True)
 class RecoveryPolicy:
-    """A named, versioned mapping from a fault (and the deployment state) to its recovery."""
+    """A named, versioned mapping from a fault type to the plans that recover it."""
 
     name: str
     version: int
-    operations: Mapping[FaultType, Operation] = field(default_factory=lambda: _TABLE_II)
-    """Table II: the recovering operation per fault type (memory: when the stress overflows)."""
-    fits_headroom_operation: Operation = Operation.RESTART_SERVICE
-    """Memory pressure whose stress fits under the limit is recovered by this instead."""
+    rules: Mapping[FaultType, tuple[PlanRule, ...]] = field(default_factory=lambda: _MECHANICS)
+    """Valid plan shapes per fault type; the first one gives the gold plan."""
     max_replicas: int = 10
     """Largest replica count any scale_out may request."""
     max_memory_limit: str = "2Gi"
     """Largest memory limit any plan may set."""
-    memory_margin: str = "16Mi"
-    """Slack above request + stress that a raised limit must leave."""
     memory_ceiling_factor: int = 4
-    """A raised limit beyond this multiple of the current one is over-provisioning."""
+    """A raised limit beyond this multiple of the shipped one is over-provisioning."""
 
     def __str__(self) -> str:
         return f"{self.name}/{self.version}"
@@ -100,40 +113,70 @@ class RecoveryPolicy:
     def __hash__(self) -> int:
         return hash((self.name, self.version))
 
-    def operation_for(self, fault: FaultSpec, deployment: DeploymentSpec) -> Operation:
-        """The operation that recovers ``fault`` on ``deployment`` under this policy."""
-        if fault.type == FaultType.MEMORY_PRESSURE and not self.stress_overflows(fault, deployment):
-            return self.fits_headroom_operation
-        return self.operations[fault.type]
+    def rules_for(self, fault_type: FaultType) -> tuple[PlanRule, ...]:
+        """The valid plan shapes for ``fault_type``, gold first."""
+        return self.rules[FaultType(fault_type)]
 
-    def stress_overflows(self, fault: FaultSpec, deployment: DeploymentSpec) -> bool:
-        """True when baseline working set (the request) plus the stress exceeds the limit."""
-        main = deployment.main
-        demand = memory_bytes(main.memory_request) + stress_bytes(fault.parameters)
-        return demand > memory_bytes(main.memory_limit)
+    def operation_for(self, fault_type: FaultType) -> Operation:
+        """The gold plan's operation for ``fault_type``."""
+        return self.rules_for(fault_type)[0].operation
 
-    def memory_bounds(self, fault: FaultSpec, deployment: DeploymentSpec) -> MemoryBounds:
-        """Limits that hold request + stress + margin without gross over-provisioning.
+    def memory_bounds(self, deployment: DeploymentSpec) -> MemoryBounds:
+        """Limits that undo a lowered limit: at least the shipped one, at most the ceiling.
 
-        Raises DataError when no admissible limit exists (the stress exceeds even the
-        ceiling), because such an incident cannot carry a valid increase label."""
-        main = deployment.main
-        lowest = (
-            memory_bytes(main.memory_request)
-            + stress_bytes(fault.parameters)
-            + memory_bytes(self.memory_margin)
-        )
-        highest = min(
-            self.memory_ceiling_factor * memory_bytes(main.memory_limit),
-            memory_bytes(self.max_memory_limit),
-        )
-        if lowest > highest:
+        The action space admits only limits strictly above the shipped one (it is shared by
+        every incident, so it shows the shipped limits); restoring exactly the shipped value
+        is what ``rollback_deployment`` does."""
+        shipped = memory_bytes(deployment.main.memory_limit)
+        highest = min(self.memory_ceiling_factor * shipped, memory_bytes(self.max_memory_limit))
+        if shipped > highest:
             raise DataError(
-                f"memory_pressure on {deployment.name}: a limit of {lowest} bytes is needed "
-                f"but policy {self} allows at most {highest} (lower the stress size)"
+                f"{deployment.name}: shipped memory limit {deployment.main.memory_limit} is "
+                f"above policy {self}'s ceiling {self.max_memory_limit} (raise max_memory_limit)"
             )
-        return MemoryBounds(lowest, highest)
+        return MemoryBounds(shipped, highest)
 
 
-DEFAULT_POLICY = RecoveryPolicy(name="r2act-default", version=1)
-"""The paper's Table II policy, ``"r2act-default/1"``."""
+def primary_caller(service: str, topology: Topology) -> str:
+    """The caller whose ``<S>_ADDR`` a DNS fault on ``service`` rewrites (the PRIMARY_CALLER
+    role): the entry point when it calls S directly, otherwise S's only caller
+    (``Topology.primary_caller``). Raises DataError when there is none."""
+    caller = topology.primary_caller(service)
+    if caller is None:
+        raise DataError(
+            f"{service}: no primary caller (no entry point or single caller calls it), so a "
+            "DNS fault has no caller to break (pick a service another deployment calls)"
+        )
+    return caller
+
+
+def primary_callers(topology: Topology) -> dict[str, str]:
+    """Every service with a primary caller -> that caller, for docs and checks."""
+    return {
+        d.name: caller
+        for d in topology.deployments
+        if (caller := topology.primary_caller(d.name)) is not None
+    }
+
+
+MECHANICS_POLICY = RecoveryPolicy(name="r2act-mechanics", version=1)
+"""What recovers under the real mechanics (``docs/faults.md``); the default."""
+
+PAPER_POLICY = RecoveryPolicy(name="paper-table-ii", version=1, rules=_TABLE_II)
+"""The paper's Table II, kept for reproducing its numbers."""
+
+DEFAULT_POLICY = MECHANICS_POLICY
+
+POLICIES: Mapping[str, RecoveryPolicy] = MappingProxyType(
+    {str(p): p for p in (MECHANICS_POLICY, PAPER_POLICY)}
+)
+"""Every shipped policy by ``name/version``."""
+
+
+def policy_named(name: str) -> RecoveryPolicy:
+    """The shipped policy called ``name`` (``name/version``; a bare name takes version 1)."""
+    key = name if "/" in name else f"{name}/1"
+    policy = POLICIES.get(key)
+    if policy is None:
+        raise DataError(f"unknown policy {name!r} (use one of: {', '.join(POLICIES)})")
+    return policy

@@ -2,7 +2,7 @@
 
 A baseline is a named generator of predictions over a dataset view. Most baselines only
 diagnose (a service and a fault type); :func:`mapped` carries such a diagnosis through the
-paper's fixed mapper so every RCA-only method is scored on recovery under the same policy.
+policy's mapper so every RCA-only method is scored on recovery under the same policy.
 Ground truth reaches a baseline only through :attr:`RunContext.reader` records, and only
 the gold control and supervised training read their labels.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import JsonValue
 
-from r2act.actions import map_rca
+from r2act.actions import DEFAULT_POLICY, RecoveryPolicy, map_rca
 from r2act.baselines.reader import DatasetReader
 from r2act.schema import ActionSpace, FaultType, Prediction, RcaPrediction, Topology
 
@@ -57,12 +57,13 @@ def mapped(
     *,
     method: str,
     evidence: JsonValue = None,
+    policy: RecoveryPolicy = DEFAULT_POLICY,
 ) -> Prediction:
-    """An RCA-only answer with the plan the fixed mapper derives from it."""
+    """An RCA-only answer with the plan the mapper derives from it under ``policy``."""
     return Prediction(
         incident_id=incident_id,
         rca=RcaPrediction(service=service, fault_type=fault_type.value),
-        plan=map_rca(service, fault_type, action_space, topology),
+        plan=map_rca(service, fault_type, action_space, topology, policy),
         method=method,
         evidence=evidence,
     )

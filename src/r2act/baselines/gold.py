@@ -1,15 +1,18 @@
 """Gold RCA + mapper: the diagnostic control of the paper (section V).
 
-It knows the true root-cause service and fault type and carries them through the fixed
-mapper. Its RCA is right by construction, so its recovery validity measures how far a
-perfect coarse diagnosis gets under the fixed policy, not an upper bound on recovery:
-HTTP routes, DNS names and memory headroom are incident details the mapper cannot know.
+It knows the true root-cause service and fault type and carries them through the mapper
+under the policy each record was labelled with. Its RCA is right by construction, so its
+recovery validity measures how far a perfect coarse diagnosis gets under that policy: under
+``r2act-mechanics/1`` every fault type has a valid plan the (service, fault type) pair
+determines, under ``paper-table-ii/1`` the HTTP route is an incident detail the mapper can
+only guess.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from r2act.actions import policy_named
 from r2act.baselines.base import Baseline, RunContext, mapped
 from r2act.schema import Prediction
 
@@ -25,12 +28,13 @@ def _gold(ctx: RunContext) -> Iterator[Prediction]:
             record.labels.fault_type,
             method=ctx.method,
             evidence={"control": "gold rca"},
+            policy=policy_named(record.policy),
         )
 
 
 GOLD_MAPPER = Baseline(
     "gold-mapper",
-    "Gold root cause through the fixed mapper (diagnostic control, not an upper bound).",
+    "Gold root cause through the policy's mapper (diagnostic control, not an upper bound).",
     _gold,
     observations=False,
 )

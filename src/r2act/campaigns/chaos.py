@@ -1,8 +1,12 @@
-"""Render a planned incident as the Chaos Mesh object that injects it.
+"""Render a planned incident as the object that injects it: Chaos Mesh or ConfigFault.
 
 One function per kind keeps each spec readable next to the Chaos Mesh docs. Every object
 is labelled so that ``r2act cleanup`` can find it and named deterministically from the
 incident id, so a resumed campaign recognises (and refuses to duplicate) its own objects.
+
+Memory and DNS faults are ``ConfigFault`` objects (``r2act.io/v1alpha1``): a change to one
+Deployment's pod template (a memory limit, or one ``*_ADDR`` variable) that the adapters
+apply as a rollout and undo from the originals they saved (``docs/faults.md``).
 """
 
 from __future__ import annotations
@@ -11,9 +15,10 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from r2act.schema import FaultType, PlannedIncident, Topology
+from r2act.schema import CONFIG_FAULT_KIND, FaultType, PlannedIncident, Topology
 
 API_VERSION = "chaos-mesh.org/v1alpha1"
+CONFIG_FAULT_API_VERSION = "r2act.io/v1alpha1"
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "r2act"
 INCIDENT_LABEL = "r2act.io/incident"
@@ -50,13 +55,14 @@ def incident_label(incident_id: str) -> str:
 
 
 def render_chaos(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[str, Any]:
-    """The Chaos Mesh custom object (apiVersion, kind, metadata, spec) for ``incident``."""
+    """The injecting object (apiVersion, kind, metadata, spec) for ``incident``."""
     fault = incident.fault
-    spec: dict[str, Any] = {"mode": "all"}
+    config = fault.chaos_kind == CONFIG_FAULT_KIND
+    spec: dict[str, Any] = {} if config else {"mode": "all"}
     spec.update(_RENDERERS[fault.type](incident, namespace, topology))
     spec["duration"] = f"{fault.duration_s}s"
     return {
-        "apiVersion": API_VERSION,
+        "apiVersion": CONFIG_FAULT_API_VERSION if config else API_VERSION,
         "kind": fault.chaos_kind,
         "metadata": {
             "name": chaos_name(incident),
@@ -78,14 +84,20 @@ def _pod(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[
 
 def _stress(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[str, Any]:
     params = incident.fault.parameters
-    if incident.fault.type == FaultType.CPU_SATURATION:
-        stressors = {"cpu": {"workers": params["workers"], "load": params["load"]}}
-    else:
-        stressors = {"memory": {"workers": params["workers"], "size": params["size"]}}
     return {
         **_by_app(namespace, incident.service),
         "containerNames": [topology.deployment(incident.service).main.name],
-        "stressors": stressors,
+        "stressors": {"cpu": {"workers": params["workers"], "load": params["load"]}},
+    }
+
+
+def _memory(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[str, Any]:
+    """The service's own main container gets a limit below its working set."""
+    main = topology.deployment(incident.service).main
+    return {
+        "deployment": incident.service,
+        "container": main.name,
+        "resources": {"limits": {"memory": incident.fault.parameters["memory_limit"]}},
     }
 
 
@@ -120,23 +132,20 @@ def _http(incident: PlannedIncident, namespace: str, topology: Topology) -> dict
 
 
 def _dns(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[str, Any]:
+    """The primary caller's address variable for the service gets a wrong value."""
     params = incident.fault.parameters
+    caller = str(params["caller"])
     return {
-        "action": params["action"],
-        "selector": {
-            "namespaces": [namespace],
-            "expressionSelectors": [
-                {"key": "app", "operator": "In", "values": topology.callers(incident.service)}
-            ],
-        },
-        "patterns": params["patterns"],
+        "deployment": caller,
+        "container": topology.deployment(caller).main.name,
+        "env": {str(params["variable"]): str(params["value"])},
     }
 
 
 _RENDERERS: dict[FaultType, Callable[[PlannedIncident, str, Topology], dict[str, Any]]] = {
     FaultType.POD_FAILURE: _pod,
     FaultType.CPU_SATURATION: _stress,
-    FaultType.MEMORY_PRESSURE: _stress,
+    FaultType.MEMORY_PRESSURE: _memory,
     FaultType.NETWORK_DELAY: _delay,
     FaultType.HTTP_ERROR: _http,
     FaultType.HTTP_ABORT: _http,

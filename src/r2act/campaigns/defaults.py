@@ -1,9 +1,9 @@
 """Default Chaos Mesh parameters per fault type and intensity, and default Prometheus queries.
 
 Kept apart from the models so the numbers that shape the benchmark live in one readable
-table. The memory sizes are chosen so that, against Online Boutique's limits, a doubled
-limit sometimes covers the stress and sometimes does not: that is what makes the
-memory-pressure recovery label incident-specific rather than a fixed rule.
+table. Memory pressure lowers the container's limit to a share of its memory request (the
+release manifests' estimate of its working set): 90% OOM-kills under load (moderate),
+25% at start-up (severe).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ FAULT_DEFAULTS: Final[dict[FaultType, dict[Intensity, dict[str, JsonValue]]]] = 
         _S: {"workers": 2, "load": 100},
     },
     FaultType.MEMORY_PRESSURE: {
-        _M: {"workers": 1, "sizes": ["24MB", "40MB"]},
-        _S: {"workers": 1, "sizes": ["160MB", "256MB", "384MB"]},
+        _M: {"limit_percent": 90},
+        _S: {"limit_percent": 25},
     },
     FaultType.NETWORK_DELAY: {
         _M: {"latency": "200ms", "jitter": "50ms", "correlation": "25"},

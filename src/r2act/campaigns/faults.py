@@ -1,7 +1,7 @@
 """Fault entries of a manifest: one model per fault type, with typed parameter overrides.
 
 A discriminated union on ``type`` lets each fault type accept exactly the parameters its
-Chaos Mesh kind has, so ``load: 190`` or a latency without a unit is caught with the
+injector has, so ``load: 190`` or a latency without a unit is caught with the
 field's path and line instead of failing later inside Chaos Mesh.
 """
 
@@ -11,7 +11,7 @@ from typing import Annotated, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field, JsonValue, field_validator
 
-from r2act.campaigns.base import DURATION, MEMORY_SIZE, STRICT, IntensityName
+from r2act.campaigns.base import DURATION, STRICT, IntensityName
 from r2act.campaigns.defaults import FAULT_DEFAULTS
 from r2act.schema import FaultType, Intensity
 
@@ -32,15 +32,15 @@ class CpuParameters(BaseModel):
 
 
 class MemoryParameters(BaseModel):
-    """StressChaos memory stressor overrides."""
+    """ConfigFault memory-limit overrides."""
 
     model_config = STRICT
 
-    workers: int | None = Field(default=None, ge=1, le=8192, description="stress-ng workers.")
-    sizes: list[Annotated[str, Field(pattern=MEMORY_SIZE)]] | None = Field(
+    limit_percent: int | None = Field(
         default=None,
-        min_length=1,
-        description="Stress sizes, cycled by repetition (repetition 1 takes the first).",
+        ge=1,
+        le=99,
+        description="The lowered limit as a percentage of the container's memory request.",
     )
 
 
@@ -115,7 +115,7 @@ class CpuSaturationFault(FaultEntry[CpuParameters]):
 
 
 class MemoryPressureFault(FaultEntry[MemoryParameters]):
-    """StressChaos memory stress in the service's main container."""
+    """ConfigFault: the service's main container memory limit set below its working set."""
 
     type: Literal["memory_pressure"] = Field(description="Fault type discriminator.")
 
@@ -127,25 +127,27 @@ class NetworkDelayFault(FaultEntry[DelayParameters]):
 
 
 class HttpErrorFault(FaultEntry[HttpErrorParameters]):
-    """HTTPChaos status replacement on one entry-point route that reaches the service."""
+    """HTTPChaos status replacement on one route of the entry point (a fault of the entry
+    point: HTTPChaos cannot reach gRPC services)."""
 
     type: Literal["http_error"] = Field(description="Fault type discriminator.")
 
 
 class HttpAbortFault(FaultEntry[NoParameters]):
-    """HTTPChaos request abort on one entry-point route that reaches the service."""
+    """HTTPChaos request abort on one route of the entry point (a fault of the entry point)."""
 
     type: Literal["http_abort"] = Field(description="Fault type discriminator.")
 
 
 class DnsFaultFault(FaultEntry[NoParameters]):
-    """DNSChaos error for the service's name, in the pods that call it."""
+    """ConfigFault: the primary caller's address of the service names a host that does not
+    resolve (NXDOMAIN)."""
 
     type: Literal["dns_fault"] = Field(description="Fault type discriminator.")
 
 
 class DnsRandomFault(FaultEntry[NoParameters]):
-    """DNSChaos random answers for the service's name, in the pods that call it."""
+    """ConfigFault: the primary caller's address of the service is a wrong IPv4 literal."""
 
     type: Literal["dns_random"] = Field(description="Fault type discriminator.")
 

@@ -8,6 +8,7 @@ plain string names, which is how a YAML file spells them.
 
 from __future__ import annotations
 
+import math
 from string import Template
 from typing import Annotated, Any, Literal
 
@@ -136,6 +137,20 @@ class Manifest(BaseModel):
     services: list[str] = Field(min_length=1, description="Root-cause services, in plan order.")
     faults: list[FaultConfig] = Field(min_length=1, description="Fault types, in plan order.")
     repetitions: int = Field(default=1, ge=1, description="Incidents per cell and intensity.")
+    spares: int = Field(
+        default=0,
+        ge=0,
+        description=(
+            "Spare repetitions planned per cell and intensity beyond its quota; the audit "
+            "admits only the first quota clean ones, the collector stops a full cell."
+        ),
+    )
+    spare_ratio: float = Field(
+        default=0.0,
+        ge=0,
+        le=10,
+        description="At least this share of the quota is planned as spares (rounded up).",
+    )
     cells: list[CellRepetitions] = Field(
         default_factory=list, description="Per-cell repetition overrides."
     )
@@ -183,6 +198,10 @@ class Manifest(BaseModel):
             if entry.fault_type == fault_type:
                 return entry
         raise KeyError(fault_type)
+
+    def spares_for(self, quota: int) -> int:
+        """Spare repetitions for a cell with ``quota``: ``spares``, or more by ``spare_ratio``."""
+        return 0 if quota == 0 else max(self.spares, math.ceil(self.spare_ratio * quota))
 
     def repetitions_for(self, service: str, fault_type: FaultType, intensity: Intensity) -> int:
         """Incidents planned for one service x fault x intensity (cell overrides win)."""
@@ -260,7 +279,11 @@ def _check_cells(manifest: Manifest) -> None:
 
 
 def _check_reachable(manifest: Manifest) -> None:
-    """HTTP faults need an entry-point route to the service; DNS faults need callers."""
+    """Every planned cell must be injectable on the deployment (``docs/faults.md``).
+
+    HTTPChaos reaches only the entry point's HTTP/1 routes, so an HTTP fault is a fault of
+    the entry point; a DNS fault rewrites the service's address in its primary caller, so
+    the service needs one."""
     topology = manifest.topology
     for index, service in enumerate(manifest.services):
         for fault in manifest.faults:
@@ -270,17 +293,17 @@ def _check_reachable(manifest: Manifest) -> None:
             if not planned:
                 continue
             name = fault.fault_type.value
-            if name.startswith("http_") and not topology.routes_of(service):
+            if name.startswith("http_") and service != topology.entrypoint:
                 raise ManifestFieldError(
                     ("services", index),
-                    f"no {topology.entrypoint} route reaches {service!r}, so {name} cannot hit it",
-                    f"set repetitions: 0 for this cell in cells, or drop {name}",
+                    f"{name} is a rule on a {topology.entrypoint} route (HTTPChaos cannot "
+                    f"reach {service!r}'s gRPC server), so it is a {topology.entrypoint} fault",
+                    f"plan {name} on {topology.entrypoint}, or set repetitions: 0 for this cell",
                 )
-            if name.startswith("dns_") and not (
-                topology.callers(service) and topology.deployment(service).endpoint
-            ):
+            if name.startswith("dns_") and topology.address_variable(service) is None:
                 raise ManifestFieldError(
                     ("services", index),
-                    f"nothing calls {service!r} by name, so {name} cannot break it",
+                    f"no deployment under test holds an address of {service!r}, so {name} "
+                    "has no caller to break",
                     f"set repetitions: 0 for this cell in cells, or drop {name}",
                 )

@@ -3,7 +3,10 @@
 Order is services x faults x intensities x repetitions, each in manifest order, so a plan
 reads like the manifest. Ids and seeds depend only on the manifest, never on time or on
 Python's randomised ``hash``, so a rerun (or a resume after a crash) plans the same
-incidents with the same seeds.
+incidents with the same seeds. Each cell and intensity plans its quota (the main incidents
+wanted) plus its spares (``Manifest.spares_for``); every incident carries the quota, so the audit
+admits the first ``quota`` clean ones and the collector can stop a full cell
+(``r2act.campaigns.quotas``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from r2act.schema import (
     PlannedIncident,
     Topology,
     incident_id,
+    memory_bytes,
 )
 
 HTTP_FAULTS = frozenset({FaultType.HTTP_ERROR, FaultType.HTTP_ABORT})
@@ -35,10 +39,12 @@ def plan_incidents(manifest: Manifest) -> list[PlannedIncident]:
             for intensity in fault.intensities:
                 base = fault.parameters_for(intensity)
                 cell = (service, fault.fault_type, intensity)
-                count = manifest.repetitions_for(*cell)
+                quota = manifest.repetitions_for(*cell)
+                if quota == 0:
+                    continue
                 planned.extend(
-                    _incident(manifest, cell, base, repetition)
-                    for repetition in range(1, count + 1)
+                    _incident(manifest, cell, base, repetition, quota)
+                    for repetition in range(1, quota + manifest.spares_for(quota) + 1)
                 )
     return planned
 
@@ -55,18 +61,19 @@ def resolve_parameters(
     repetition: int,
     base: dict[str, JsonValue],
     topology: Topology,
+    *,
+    ident: str = "",
 ) -> dict[str, JsonValue]:
-    """The concrete Chaos Mesh parameters of one incident.
+    """The concrete injector parameters of one incident.
 
-    Choices that vary by repetition (the memory size, the HTTP route) cycle through their
-    options, so repetitions of one cell differ in ways the recovery label depends on."""
+    The HTTP route cycles through the entry point's routes by repetition, so repetitions of
+    one cell differ in the rule a plan must name; a random DNS answer is drawn from the
+    incident id ``ident``."""
     params = dict(base)
     if fault_type == FaultType.POD_FAILURE:
         params["action"] = "pod-failure"
     elif fault_type == FaultType.MEMORY_PRESSURE:
-        sizes = params.pop("sizes")
-        assert isinstance(sizes, list) and sizes, "memory defaults always list sizes"
-        params["size"] = sizes[(repetition - 1) % len(sizes)]
+        params.update(_memory_limit(service, base, topology))
     elif fault_type == FaultType.NETWORK_DELAY:
         params["direction"] = "to"
     elif fault_type in HTTP_FAULTS:
@@ -75,7 +82,7 @@ def resolve_parameters(
         if fault_type == FaultType.HTTP_ABORT:
             params["abort"] = True
     elif fault_type in DNS_FAULTS:
-        params.update(_dns(fault_type, service, topology))
+        params.update(_dns(fault_type, service, topology, ident))
     return params
 
 
@@ -84,6 +91,7 @@ def _incident(
     cell: tuple[str, FaultType, Intensity],
     base: dict[str, JsonValue],
     repetition: int,
+    quota: int,
 ) -> PlannedIncident:
     topology = manifest.topology
     service, fault_type, intensity = cell
@@ -93,7 +101,7 @@ def _incident(
         intensity=intensity,
         service=service,
         duration_s=manifest.phases.during_s,
-        parameters=resolve_parameters(fault_type, service, repetition, base, topology),
+        parameters=resolve_parameters(fault_type, service, repetition, base, topology, ident=ident),
     )
     return PlannedIncident(
         id=ident,
@@ -105,6 +113,7 @@ def _incident(
         phases=PhaseDurations.model_validate(manifest.phases.model_dump()),
         seed=incident_seed(manifest.seed, ident),
         pilot=manifest.pilot,
+        quota=quota,
     )
 
 
@@ -121,11 +130,44 @@ def _http_route(service: str, repetition: int, topology: Topology) -> dict[str, 
     }
 
 
-def _dns(fault_type: FaultType, service: str, topology: Topology) -> dict[str, JsonValue]:
-    callers: list[JsonValue] = list(topology.callers(service))
+def _memory_limit(
+    service: str, base: dict[str, JsonValue], topology: Topology
+) -> dict[str, JsonValue]:
+    """The lowered limit: ``limit_percent`` of the memory request, in whole Mi.
+
+    The release manifests size each request to the container's working set under load, so
+    a limit just under it OOM-kills under load and a limit far under it at start-up."""
+    percent = base["limit_percent"]
+    assert isinstance(percent, int), "memory defaults always give limit_percent"
+    main = topology.deployment(service).main
+    limit = max(memory_bytes(main.memory_request) * percent // 100 // 2**20, 1)
+    return {"container": main.name, "memory_limit": f"{limit}Mi"}
+
+
+def _dns(
+    fault_type: FaultType, service: str, topology: Topology, ident: str
+) -> dict[str, JsonValue]:
+    """The primary caller's address variable for ``service`` and the wrong value it gets.
+
+    ``dns_fault``: the host becomes ``<service>.invalid`` (RFC 6761 reserves ``.invalid``, so
+    it never resolves: NXDOMAIN). ``dns_random``: a wrong IPv4 literal with the right port,
+    each octet drawn from the incident id the way Chaos Mesh's random DNS answer draws it
+    (0-254 per octet)."""
+    found = topology.address_variable(service)
+    if found is None:
+        raise ValueError(f"no caller holds an address of {service} (drop dns faults on it)")
+    caller, variable, address = found
+    port = address.rsplit(":", 1)[1]
+    if fault_type == FaultType.DNS_FAULT:
+        value = f"{service}.invalid:{port}"
+    else:
+        digest = hashlib.sha256(f"dns_random:{ident}".encode()).digest()
+        value = ".".join(str(b % 255) for b in digest[:4]) + f":{port}"
+    caller_main = topology.deployment(caller).main.name
     return {
-        "action": "error" if fault_type == FaultType.DNS_FAULT else "random",
-        "patterns": [service, f"{service}.*"],
-        "callers": callers,
-        "dependency": topology.deployment(service).endpoint,
+        "caller": caller,
+        "container": caller_main,
+        "variable": variable,
+        "value": value,
+        "dependency": address,
     }

@@ -16,31 +16,46 @@ from r2act.cli.app import app, console
 _RUN = typer.Argument(None, help="Run directory (default: the newest ./r2act-runs/<campaign>/).")
 _WORKERS = typer.Option(None, "--workers", min=1, help="Worker processes (default: CPUs, max 4).")
 _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
+_POLICY = typer.Option(
+    "r2act-mechanics/1",
+    "--policy",
+    help="Recovery policy to label records under: r2act-mechanics/1 (default, what recovers "
+    "under the real mechanics) or paper-table-ii/1 (the paper's Table II).",
+)
 
 
 @app.command()
 def audit(
-    run_dir: Path | None = _RUN, workers: int | None = _WORKERS, quiet: bool = _QUIET
+    run_dir: Path | None = _RUN,
+    workers: int | None = _WORKERS,
+    quiet: bool = _QUIET,
+    policy: str = _POLICY,
 ) -> None:
     """Check every raw incident and group it: main, warning, failed or pilot.
 
     Writes [bold]RUN/audit/audit.jsonl[/] (one verdict per incident with every problem),
     [bold]records/<id>.json[/] for main incidents and [bold]report.md[/].
 
-    Example: [bold]r2act audit r2act-runs/smoke[/]
+    Example: [bold]r2act audit r2act-runs/smoke --policy paper-table-ii/1[/]
     """
+    from r2act.actions import policy_named
     from r2act.cli._counting import counting
     from r2act.quality_gate import REPORT_MD, Group, resolve_run_dir, run_audit
     from r2act.quality_gate.rawstore import list_incidents
 
+    chosen = policy_named(policy)
     run, picked = resolve_run_dir(run_dir, needs="raw")
     if picked:
         console.print(f"auditing the most recent run: {run}", highlight=False)
     total = len(list_incidents(run))
     with counting(console, "audit", total, quiet=quiet) as advance:
-        result = run_audit(run, workers=workers, progress=lambda v: advance(v.incident_id))
+        result = run_audit(
+            run, workers=workers, progress=lambda v: advance(v.incident_id), policy=chosen
+        )
     counts = ", ".join(f"{result.count(g)} {g.value}" for g in Group)
-    console.print(f"{len(result.verdicts)} incidents: {counts}", highlight=False)
+    console.print(
+        f"{len(result.verdicts)} incidents: {counts} (labels: policy {chosen})", highlight=False
+    )
     reasons = Counter(code for v in result.verdicts for code in v.reasons)
     for code, n in reasons.most_common(8):
         console.print(f"  {code}: {n}", highlight=False)

@@ -83,24 +83,28 @@ def plan(
       [bold]r2act campaign plan campaigns/r2act-302.yaml --json | wc -l[/]
     """
     from r2act.campaigns import load_manifest, plan_incidents
+    from r2act.campaigns.quotas import is_spare
 
     loaded = load_manifest(manifest)
     incidents = plan_incidents(loaded)
+    main = [i for i in incidents if not is_spare(i)]
     if as_json:
         for incident in incidents:
             print(json.dumps(_row(incident)))
     else:
         console.print(_incident_table(incidents))
-        console.print(_cell_table(incidents, loaded.services))
-        cells = Counter((i.service, i.fault.type) for i in incidents)
-        by_intensity = Counter(i.fault.intensity.value for i in incidents)
+        console.print(_cell_table(main, loaded.services))
+        cells = Counter((i.service, i.fault.type) for i in main)
+        by_intensity = Counter(i.fault.intensity.value for i in main)
+        spares = len(incidents) - len(main)
         console.print(
-            f"{len(incidents)} incidents in {len(cells)} non-empty cells "
-            f"({', '.join(f'{k} {v}' for k, v in sorted(by_intensity.items()))})",
+            f"{len(main)} incidents in {len(cells)} non-empty cells "
+            f"({', '.join(f'{k} {v}' for k, v in sorted(by_intensity.items()))})"
+            + (f" + {spares} spares, collected only while their cell is short" if spares else ""),
             highlight=False,
         )
     if stats:
-        _print_stats(incidents, loaded.topology, stderr=as_json)
+        _print_stats(main, loaded.topology, stderr=as_json)
 
 
 @campaign_app.command()
@@ -142,10 +146,13 @@ def _row(incident: PlannedIncident) -> dict[str, object]:
         "fault_type": incident.fault.type.value,
         "intensity": incident.fault.intensity.value,
         "repetition": incident.repetition,
+        "spare": incident.quota is not None and incident.repetition > incident.quota,
     }
 
 
-_HIDDEN = frozenset({"callers", "patterns", "port", "target", "method", "path", "direction"})
+_HIDDEN = frozenset(
+    {"port", "target", "method", "path", "direction", "container", "dependency", "abort"}
+)
 _SHORT = {  # by FaultType value (a StrEnum member is its value as a key)
     "pod_failure": "Pod",
     "cpu_saturation": "CPU",
@@ -159,7 +166,7 @@ _SHORT = {  # by FaultType value (a StrEnum member is its value as a key)
 
 
 def _incident_table(incidents: list[PlannedIncident]) -> Table:
-    table = Table(title="Planned incidents (ids: --json)", box=box.SIMPLE_HEAD)
+    table = Table(title="Planned incidents (ids: --json; * spare)", box=box.SIMPLE_HEAD)
     for column in ("service", "fault", "intensity", "rep"):
         table.add_column(column, no_wrap=True)
     table.add_column("parameters", overflow="fold")  # a value cut short reads as another value
@@ -170,7 +177,8 @@ def _incident_table(incidents: list[PlannedIncident]) -> Table:
             incident.service,
             _SHORT[incident.fault.type],
             incident.fault.intensity.value,
-            f"r{incident.repetition:02d}",
+            f"r{incident.repetition:02d}"
+            + ("*" if incident.quota is not None and incident.repetition > incident.quota else ""),
             shown,
         )
     return table
@@ -194,32 +202,51 @@ def _cell_table(incidents: list[PlannedIncident], services: list[str]) -> Table:
 
 
 def _print_stats(incidents: list[PlannedIncident], topology: Topology, *, stderr: bool) -> None:
-    """How many incidents the gold RCA + fixed mapper gets right, overall and per fault type."""
+    """Gold plans and the gold RCA + mapper under each policy; P- size; label identifiability."""
     try:
-        from r2act.actions import is_valid, label_incident, map_rca
+        from r2act.actions import POLICIES, is_valid, label_incident, map_rca
+        from r2act.campaigns import render_chaos
+        from r2act.campaigns.identifiability import conflicts, definition_key, oracle_rca_s
     except ImportError as error:
         raise DataError(f"--stats needs r2act.actions ({error}); reinstall r2act") from None
-    valid: Counter[str] = Counter()
     total: Counter[str] = Counter()
-    gold_valid = 0
+    valid: dict[str, Counter[str]] = {name: Counter() for name in POLICIES}
+    gold_valid: Counter[str] = Counter()
+    negatives: Counter[str] = Counter()
     for incident in incidents:
-        labels = label_incident(incident, topology)
-        gold_valid += int(is_valid(labels.gold_plan, labels))
-        plan = map_rca(incident.service, incident.fault.type, labels.action_space, topology)
         total[incident.fault.type.value] += 1
-        valid[incident.fault.type.value] += int(is_valid(plan, labels))
+        for name, policy in POLICIES.items():
+            labels = label_incident(incident, topology, policy)
+            gold_valid[name] += int(is_valid(labels.gold_plan, labels))
+            negatives[name] += len(labels.invalid_plans)
+            plan = map_rca(
+                incident.service, incident.fault.type, labels.action_space, topology, policy
+            )
+            valid[name][incident.fault.type.value] += int(is_valid(plan, labels))
     out = console_err if stderr else console
-    table = Table(title="Gold RCA + fixed mapper: recovery validity")
-    for column in ("fault type", "valid", "incidents", "rate"):
-        table.add_column(column, justify="left" if column == "fault type" else "right")
+    table = Table(title="Gold RCA + mapper: recovery validity per policy")
+    table.add_column("fault type")
+    table.add_column("incidents", justify="right")
+    for name in POLICIES:
+        table.add_column(name, justify="right")
     for fault in sorted(total):
-        table.add_row(
-            fault, str(valid[fault]), str(total[fault]), f"{valid[fault] / total[fault]:.2f}"
+        rates = (
+            f"{valid[name][fault]} ({valid[name][fault] / total[fault]:.2f})" for name in POLICIES
         )
-    n_valid, n = sum(valid.values()), sum(total.values())
+        table.add_row(fault, str(total[fault]), *rates)
     out.print(table)
+    n = sum(total.values())
+    for name in POLICIES:
+        n_valid = sum(valid[name].values())
+        out.print(
+            f"{name}: gold RCA + mapper valid for {n_valid}/{n} ({n_valid / max(n, 1):.3f}); "
+            f"gold plans valid for {gold_valid[name]}/{n}; {negatives[name]} invalid plans",
+            highlight=False,
+        )
+    rows = [(definition_key(render_chaos(i, "default", topology)), i.service) for i in incidents]
+    mixed = conflicts(rows)
     out.print(
-        f"gold RCA + mapper valid for {n_valid}/{n} incidents ({n_valid / max(n, 1):.1%}); "
-        f"gold plans valid for {gold_valid}/{n}",
+        f"fault-definition oracle RCA-S {oracle_rca_s(rows):.3f} "
+        f"({len(mixed)} definitions carry more than one root-cause label)",
         highlight=False,
     )

@@ -6,6 +6,11 @@ audited in worker processes (each returns only a verdict and a record, never tel
 results come back in id order, so the output does not depend on scheduling. Outputs:
 
     RUN/audit/audit.jsonl          one Verdict per incident, sorted by id
+
+Records are labelled under one named recovery policy (``--policy``; default
+``r2act-mechanics/1``), which each record and verdict carries. A campaign with cell quotas
+(``campaigns.quotas``) gets exactly its quota of main incidents per cell: clean incidents
+beyond it are grouped ``spare`` and get no record.
     RUN/audit/records/<id>.json    BenchmarkRecord of each main incident
     RUN/audit/report.md            groups, reasons histogram, service x fault cells
     RUN/audit/logs/<id>.parquet    parsed log rows of each main incident (staged)
@@ -30,6 +35,8 @@ from typing import Final
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from r2act.actions import DEFAULT_POLICY, RecoveryPolicy
+from r2act.campaigns.quotas import CellKey, admit
 from r2act.errors import DataError
 from r2act.quality_gate.checks import run_checks
 from r2act.quality_gate.evidence import IncidentEvidence, gather
@@ -78,15 +85,15 @@ def stage_logs(evidence: IncidentEvidence, path: Path) -> None:
 
 
 def audit_incident(
-    incident_dir: Path, stage_dir: Path | None = None
+    incident_dir: Path, stage_dir: Path | None = None, policy: RecoveryPolicy = DEFAULT_POLICY
 ) -> tuple[Verdict, BenchmarkRecord | None]:
-    """The verdict on one raw incident and, when it is main, its record.
+    """The verdict on one raw incident and, when it is main, its record under ``policy``.
 
     With ``stage_dir``, a main incident's parsed logs are also written there.
     """
     evidence = gather(incident_dir)
     problems = run_checks(evidence)
-    record, record_problems = build_record(evidence)
+    record, record_problems = build_record(evidence, policy)
     problems += record_problems
     problems.sort(key=lambda p: p.severity != "error")
     ann = evidence.annotation
@@ -101,6 +108,8 @@ def audit_incident(
         fault_type=ann.incident.fault.type if ann else None,
         intensity=ann.incident.fault.intensity if ann else None,
         repetition=ann.incident.repetition if ann else None,
+        quota=ann.incident.quota if ann else None,
+        policy=str(policy) if record is not None else None,
         pilot=pilot,
         log_records=evidence.log_records,
     )
@@ -112,9 +121,9 @@ def audit_incident(
 
 
 def _results(
-    dirs: list[Path], workers: int, stage_dir: Path
+    dirs: list[Path], workers: int, stage_dir: Path, policy: RecoveryPolicy
 ) -> Iterator[tuple[Verdict, BenchmarkRecord | None]]:
-    one = functools.partial(audit_incident, stage_dir=stage_dir)
+    one = functools.partial(audit_incident, stage_dir=stage_dir, policy=policy)
     if workers <= 1 or len(dirs) < PARALLEL_MIN:
         yield from map(one, dirs)
         return
@@ -149,6 +158,7 @@ def run_audit(
     *,
     workers: int | None = None,
     progress: Callable[[Verdict], None] | None = None,
+    policy: RecoveryPolicy = DEFAULT_POLICY,
 ) -> AuditResult:
     """Audit every incident under ``RUN/raw`` and write ``RUN/audit``; DataError if none."""
     incidents = list_incidents(run_dir)
@@ -169,18 +179,17 @@ def run_audit(
                 shutil.rmtree(directory)  # nothing of a previous audit may survive
             directory.mkdir()
         verdicts: list[Verdict] = []
-        lines: list[str] = []
         for verdict, record in _results(
-            [i.root for i in incidents], workers or default_workers(), stage_dir
+            [i.root for i in incidents], workers or default_workers(), stage_dir, policy
         ):
             verdicts.append(verdict)
-            lines.append(verdict.model_dump_json() + "\n")
             if record is not None:
                 text = record.model_dump_json(indent=2) + "\n"
                 (records_dir / f"{record.incident_id}.json").write_text(text, encoding="utf-8")
             if progress is not None:
                 progress(verdict)
-        _write_atomic(out / AUDIT_JSONL, "".join(lines))
+        verdicts = _cap_cells(verdicts, records_dir, stage_dir)
+        _write_atomic(out / AUDIT_JSONL, "".join(v.model_dump_json() + "\n" for v in verdicts))
         campaign = _campaign_name(run_dir, verdicts)
         _write_atomic(out / REPORT_MD, render_report(campaign, verdicts))
     except OSError as exc:
@@ -188,6 +197,25 @@ def run_audit(
             f"{out}: cannot write the audit: {exc.strerror or exc} (check space and permissions)"
         ) from exc
     return AuditResult(out, verdicts)
+
+
+def _cap_cells(verdicts: list[Verdict], records_dir: Path, stage_dir: Path) -> list[Verdict]:
+    """Group main incidents beyond their cell's quota as ``spare`` and drop their files."""
+    passed: list[tuple[str, CellKey, int, int | None]] = [
+        (v.incident_id, (v.service, v.fault_type, v.intensity), v.repetition or 0, v.quota)
+        for v in verdicts
+        if v.group == Group.MAIN and v.service and v.fault_type and v.intensity
+    ]
+    surplus = set(admit(passed).surplus)
+    for ident in surplus:
+        (records_dir / f"{ident}.json").unlink(missing_ok=True)
+        (stage_dir / f"{ident}.parquet").unlink(missing_ok=True)
+    return [
+        v.model_copy(update={"group": Group.SPARE, "policy": None})
+        if v.incident_id in surplus
+        else v
+        for v in verdicts
+    ]
 
 
 def _campaign_name(run_dir: Path, verdicts: list[Verdict]) -> str:

@@ -30,6 +30,8 @@ class Group(StrEnum):
     WARNING = "warning"
     FAILED = "failed"
     PILOT = "pilot"
+    SPARE = "spare"
+    """Passed every check, but its cell already had its quota of main incidents."""
 
 
 class Problem(BaseModel):
@@ -85,13 +87,19 @@ class Verdict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     incident_id: str = Field(description="Incident id (the raw directory name).")
-    group: Group = Field(description="main, warning, failed or pilot.")
+    group: Group = Field(description="main, warning, failed, pilot or spare.")
     problems: list[Problem] = Field(description="Every problem found, errors first.")
     campaign: str | None = Field(default=None, description="Campaign name, if known.")
     service: str | None = Field(default=None, description="Root-cause service, if known.")
     fault_type: FaultType | None = Field(default=None, description="Fault type, if known.")
     intensity: Intensity | None = Field(default=None, description="Intensity, if known.")
     repetition: int | None = Field(default=None, description="Repetition, if known.")
+    quota: int | None = Field(
+        default=None, description="Main incidents its cell wanted (None: no quota)."
+    )
+    policy: str | None = Field(
+        default=None, description="Recovery policy its record was labelled under, if any."
+    )
     pilot: bool = Field(default=False, description="The campaign was a pilot.")
     log_records: int = Field(default=0, ge=0, description="Log records over all phases read.")
     schema_version: Literal["1.0"] = Field(default="1.0", description="Verdict format version.")

@@ -12,7 +12,7 @@ from typing import Final
 
 from pydantic import ValidationError
 
-from r2act.actions import label_incident
+from r2act.actions import DEFAULT_POLICY, RecoveryPolicy, label_incident
 from r2act.quality_gate.evidence import IncidentEvidence
 from r2act.quality_gate.problems import Problem, error
 from r2act.schema import (
@@ -30,14 +30,14 @@ from r2act.systems import SYSTEMS
 MECHANISM: Final[dict[FaultType, str]] = {
     FaultType.POD_FAILURE: "chaos-mesh-pod-failure",
     FaultType.CPU_SATURATION: "chaos-mesh-stress-cpu",
-    FaultType.MEMORY_PRESSURE: "chaos-mesh-stress-memory",
+    FaultType.MEMORY_PRESSURE: "config-fault-memory-limit",
     FaultType.NETWORK_DELAY: "chaos-mesh-network-delay",
     FaultType.HTTP_ERROR: "chaos-mesh-http-replace-code",
     FaultType.HTTP_ABORT: "chaos-mesh-http-abort",
-    FaultType.DNS_FAULT: "chaos-mesh-dns-error",
-    FaultType.DNS_RANDOM: "chaos-mesh-dns-random",
+    FaultType.DNS_FAULT: "config-fault-address-nxdomain",
+    FaultType.DNS_RANDOM: "config-fault-address-wrong-ip",
 }
-"""The injection mechanism label of each fault type (paper Fig. 4: 'chaos-mesh-dns-error')."""
+"""The injection mechanism label of each fault type (paper Fig. 4 style; ``docs/faults.md``)."""
 
 
 def rfc3339(ts: float) -> str:
@@ -55,13 +55,14 @@ def record_for(
     topology: Topology,
     metadata: RecordMetadata,
     observations: ObservationRefs,
+    policy: RecoveryPolicy = DEFAULT_POLICY,
 ) -> BenchmarkRecord:
-    """Join an incident's labels under the default policy with its metadata and observations.
+    """Join an incident's labels under ``policy`` with its metadata and observations.
 
     The one place a record is assembled; the audit calls it with what the raw store shows,
     benchmarks and tests with synthetic metadata.
     """
-    labels = label_incident(incident, topology)
+    labels = label_incident(incident, topology, policy)
     return BenchmarkRecord(
         incident_id=incident.id,
         metadata=metadata,
@@ -108,7 +109,9 @@ def planned_record(
     )
 
 
-def build_record(ev: IncidentEvidence) -> tuple[BenchmarkRecord | None, list[Problem]]:
+def build_record(
+    ev: IncidentEvidence, policy: RecoveryPolicy = DEFAULT_POLICY
+) -> tuple[BenchmarkRecord | None, list[Problem]]:
     """The record of an incident, or None with a RECORD_INVALID problem saying why."""
     ann = ev.annotation
     if ann is None:
@@ -143,6 +146,7 @@ def build_record(ev: IncidentEvidence) -> tuple[BenchmarkRecord | None, list[Pro
                 metric_samples=sum(p.metrics.samples for p in ev.phases.values() if p.metrics),
                 services_logging=services,
             ),
+            policy,
         )
     except (ValidationError, ValueError, KeyError) as exc:
         first = str(exc).splitlines()[0][:300]

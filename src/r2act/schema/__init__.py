@@ -5,7 +5,7 @@ export``) and never written by hand.
 """
 
 from r2act.schema.cluster import Change, ChaosRef, HealthReport, PlanEffect, PreflightReport
-from r2act.schema.faults import CHAOS_KIND, FaultSpec, FaultType, Intensity
+from r2act.schema.faults import CHAOS_KIND, CONFIG_FAULT_KIND, FaultSpec, FaultType, Intensity
 from r2act.schema.incidents import (
     INCIDENT_ID_PATTERN,
     PhaseDurations,
@@ -57,6 +57,7 @@ from r2act.schema.topology import ContainerSpec, DeploymentSpec, HttpRoute, Topo
 
 __all__ = [
     "CHAOS_KIND",
+    "CONFIG_FAULT_KIND",
     "INCIDENT_ID_PATTERN",
     "PHASES",
     "PLAN_ADAPTER",

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 
 class FaultType(StrEnum):
-    """Root-cause fault categories, one Chaos Mesh mechanism each."""
+    """Root-cause fault categories, one injection mechanism each (``CHAOS_KIND``)."""
 
     POD_FAILURE = "pod_failure"
     CPU_SATURATION = "cpu_saturation"
@@ -21,23 +21,31 @@ class FaultType(StrEnum):
 
 
 class Intensity(StrEnum):
-    """How hard a fault hits; it scales the Chaos Mesh parameters."""
+    """How hard a fault hits; it scales the injector's parameters."""
 
     MODERATE = "moderate"
     SEVERE = "severe"
 
 
+CONFIG_FAULT_KIND = "ConfigFault"
+"""r2act's own injector: a change to a Deployment's pod template (``r2act.io/v1alpha1``)."""
+
 CHAOS_KIND: dict[FaultType, str] = {
     FaultType.POD_FAILURE: "PodChaos",
     FaultType.CPU_SATURATION: "StressChaos",
-    FaultType.MEMORY_PRESSURE: "StressChaos",
+    FaultType.MEMORY_PRESSURE: CONFIG_FAULT_KIND,
     FaultType.NETWORK_DELAY: "NetworkChaos",
     FaultType.HTTP_ERROR: "HTTPChaos",
     FaultType.HTTP_ABORT: "HTTPChaos",
-    FaultType.DNS_FAULT: "DNSChaos",
-    FaultType.DNS_RANDOM: "DNSChaos",
+    FaultType.DNS_FAULT: CONFIG_FAULT_KIND,
+    FaultType.DNS_RANDOM: CONFIG_FAULT_KIND,
 }
-"""The Chaos Mesh kind that injects each fault type."""
+"""The object kind that injects each fault type on the shipped deployment.
+
+DNS faults are a wrong ``<S>_ADDR`` in the primary caller's environment because Chaos
+Mesh's DNSChaos cannot inject Online Boutique's shell-less, read-only callers; memory
+pressure is a lowered memory limit because a StressChaos memory stressor ends in one group
+OOM kill on cgroup v2 and then leaves a clean container (``docs/faults.md``)."""
 
 
 class FaultSpec(BaseModel):
@@ -48,17 +56,17 @@ class FaultSpec(BaseModel):
     type: FaultType = Field(description="Fault category; it is the root-cause type label.")
     intensity: Intensity = Field(description="Intensity level that chose the parameters.")
     service: str = Field(description="Root-cause service: the deployment the fault is about.")
-    duration_s: int = Field(gt=0, description="How long the Chaos Mesh object keeps the fault.")
+    duration_s: int = Field(gt=0, description="How long the injected object keeps the fault.")
     parameters: dict[str, JsonValue] = Field(
         default_factory=dict,
         description=(
-            "Kind-specific Chaos Mesh parameters, resolved from defaults and the manifest: "
-            "e.g. latency/jitter (delay), workers/load (cpu), workers/size (memory), "
-            "path/method/code (http), patterns (dns)."
+            "Kind-specific injector parameters, resolved from defaults and the manifest: "
+            "e.g. latency/jitter (delay), workers/load (cpu), memory_limit (memory), "
+            "path/method/code (http), caller/variable/value (dns)."
         ),
     )
 
     @property
     def chaos_kind(self) -> str:
-        """The Chaos Mesh kind that injects this fault."""
+        """The kind of object that injects this fault (a Chaos Mesh kind or ConfigFault)."""
         return CHAOS_KIND[self.type]

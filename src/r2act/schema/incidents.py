@@ -44,3 +44,11 @@ class PlannedIncident(BaseModel):
     phases: PhaseDurations = Field(description="Phase durations.")
     seed: int = Field(description="Per-incident seed derived from the campaign seed and id.")
     pilot: bool = Field(default=False, description="True when the campaign is a pilot run.")
+    quota: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "Main incidents wanted from its cell and intensity; repetitions beyond it are "
+            "spares, admitted only while the cell is short. None: no quota (all admitted)."
+        ),
+    )

@@ -131,3 +131,25 @@ class Topology(BaseModel):
         if service == self.entrypoint:
             return list(self.routes)
         return [r for r in self.routes if service in r.services]
+
+    def primary_caller(self, name: str) -> str | None:
+        """The caller whose ``*_ADDR`` for ``name`` a configuration fault on it rewrites.
+
+        The entry point when it calls ``name`` directly (every user request that reaches
+        ``name`` passes through it, and its failures are the ones users see), otherwise
+        ``name``'s only caller; None when neither exists (the load generator is the users,
+        not a caller). Independent of the order of any list."""
+        callers = {c for c in self.callers(name) if c != self.load_generator}
+        if self.entrypoint in callers:
+            return self.entrypoint
+        return callers.pop() if len(callers) == 1 else None
+
+    def address_variable(self, name: str) -> tuple[str, str, str] | None:
+        """(caller, variable, 'name:port') of the primary caller's address of ``name``."""
+        caller = self.primary_caller(name)
+        if caller is None:
+            return None
+        for variable, value in sorted(self.deployment(caller).env.items()):
+            if value.split(":")[0] == name:
+                return caller, variable, value
+        return None

@@ -1,8 +1,9 @@
 """Build PlannedIncidents the way the campaign planner does (contracts.md), without it.
 
 The actions tests must not depend on the campaigns package, so this mirrors the parameter
-conventions: HTTP faults record method/path/port of the route chosen by repetition, DNS
-faults record patterns, memory faults a size cycled by repetition, and so on.
+conventions: HTTP faults (always on the entry point) record method/path/port of the route
+chosen by repetition, DNS faults the primary caller's variable and its wrong value, memory
+faults the lowered limit, and so on.
 """
 
 from __future__ import annotations
@@ -20,10 +21,7 @@ from r2act.schema import (
 )
 from r2act.systems import ONLINE_BOUTIQUE
 
-MEMORY_SIZES = {
-    Intensity.MODERATE: ["24MB", "40MB"],
-    Intensity.SEVERE: ["160MB", "256MB", "384MB"],
-}
+LIMIT_PERCENT = {Intensity.MODERATE: 90, Intensity.SEVERE: 25}
 ROOT_CAUSE_SERVICES = [
     "frontend",
     "checkoutservice",
@@ -41,13 +39,17 @@ def fault_parameters(
     repetition: int,
     topology: Topology = ONLINE_BOUTIQUE,
 ) -> dict[str, JsonValue]:
-    """Chaos Mesh parameters as contracts.md says the planner records them."""
+    """Injector parameters as the planner records them."""
     severe = intensity == Intensity.SEVERE
     if fault_type == FaultType.CPU_SATURATION:
         return {"workers": 2 if severe else 1, "load": 100 if severe else 80}
     if fault_type == FaultType.MEMORY_PRESSURE:
-        sizes = MEMORY_SIZES[intensity]
-        return {"workers": 1, "size": sizes[(repetition - 1) % len(sizes)]}
+        request = int(topology.deployment(service).main.memory_request.removesuffix("Mi"))
+        return {
+            "limit_percent": LIMIT_PERCENT[intensity],
+            "container": "server",
+            "memory_limit": f"{request * LIMIT_PERCENT[intensity] // 100}Mi",
+        }
     if fault_type == FaultType.NETWORK_DELAY:
         return {
             "latency": "1200ms" if severe else "200ms",
@@ -68,7 +70,16 @@ def fault_parameters(
             params["abort"] = True
         return params
     if fault_type in (FaultType.DNS_FAULT, FaultType.DNS_RANDOM):
-        return {"patterns": [service, f"{service}.*"]}
+        found = topology.address_variable(service)
+        assert found is not None, f"{service} has no primary caller"
+        caller, variable, address = found
+        port = address.split(":")[1]
+        value = (
+            f"{service}.invalid:{port}"
+            if fault_type == FaultType.DNS_FAULT
+            else f"10.9.8.{repetition}:{port}"
+        )
+        return {"caller": caller, "variable": variable, "value": value, "dependency": address}
     return {}
 
 
@@ -105,12 +116,22 @@ def make_incident(
     )
 
 
+def realizable(service: str, fault_type: FaultType, topology: Topology = ONLINE_BOUTIQUE) -> bool:
+    """HTTP faults only on the entry point, DNS faults only where a primary caller exists."""
+    if fault_type in (FaultType.HTTP_ERROR, FaultType.HTTP_ABORT):
+        return service == topology.entrypoint
+    if fault_type in (FaultType.DNS_FAULT, FaultType.DNS_RANDOM):
+        return topology.address_variable(service) is not None
+    return True
+
+
 def every_incident_kind() -> list[PlannedIncident]:
-    """One incident per root-cause service x fault type x intensity x a few repetitions."""
+    """One incident per realizable service x fault type x intensity x a few repetitions."""
     return [
         make_incident(service, fault_type, intensity, repetition)
         for service in ROOT_CAUSE_SERVICES
         for fault_type in FaultType
+        if realizable(service, fault_type)
         for intensity in Intensity
         for repetition in (1, 2, 3)
     ]

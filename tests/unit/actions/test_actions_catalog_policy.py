@@ -1,25 +1,31 @@
-"""The catalogue matches the plan models; the policy is named, versioned and decides memory."""
+"""The catalogue matches the plan models; policies are named, versioned and selectable."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing
+from pathlib import Path
 
 import pytest
-from action_incidents import make_incident
+import yaml
 
 from r2act.actions import (
     DEFAULT_POLICY,
+    MECHANICS_POLICY,
     OPERATION_CATALOG,
+    PAPER_POLICY,
+    POLICIES,
     RecoveryPolicy,
+    Role,
     describe_operations,
-    stress_bytes,
+    policy_named,
+    primary_callers,
 )
 from r2act.errors import DataError
-from r2act.schema import FaultType, Intensity, Operation, RecoveryPlan
+from r2act.schema import FaultType, Operation, RecoveryPlan
 from r2act.systems import ONLINE_BOUTIQUE
 
-MB = 10**6
 MI = 2**20
 
 
@@ -44,73 +50,111 @@ def test_operation_descriptions_name_every_signature_for_prompts() -> None:
     assert "scale_out(target, replicas)" in text
 
 
-def test_default_policy_is_named_and_versioned() -> None:
-    assert str(DEFAULT_POLICY) == "r2act-default/1"
-    assert RecoveryPolicy(name="r2act-default", version=1) == DEFAULT_POLICY
-    assert hash(DEFAULT_POLICY) == hash(RecoveryPolicy(name="r2act-default", version=1))
+def test_the_default_policy_is_the_mechanics_one_and_both_are_named_and_versioned() -> None:
+    assert DEFAULT_POLICY is MECHANICS_POLICY
+    assert str(MECHANICS_POLICY) == "r2act-mechanics/1"
+    assert str(PAPER_POLICY) == "paper-table-ii/1"
+    assert set(POLICIES) == {"r2act-mechanics/1", "paper-table-ii/1"}
+    assert RecoveryPolicy(name="r2act-mechanics", version=1) == DEFAULT_POLICY
     with pytest.raises(dataclasses.FrozenInstanceError):
         DEFAULT_POLICY.version = 2  # type: ignore[misc]
 
 
-def test_default_policy_follows_table_ii() -> None:
-    frontend = ONLINE_BOUTIQUE.deployment("frontend")
+def test_policies_are_found_by_name_with_or_without_version() -> None:
+    assert policy_named("paper-table-ii/1") is PAPER_POLICY
+    assert policy_named("r2act-mechanics") is MECHANICS_POLICY
+    with pytest.raises(DataError, match="unknown policy 'r2act-default/1'.*r2act-mechanics/1"):
+        policy_named("r2act-default/1")
+
+
+def test_mechanics_policy_follows_the_contract_table() -> None:
+    expected = {
+        FaultType.POD_FAILURE: [(Operation.RESTART_SERVICE, Role.SERVICE)],
+        FaultType.NETWORK_DELAY: [(Operation.RESTART_SERVICE, Role.SERVICE)],
+        FaultType.CPU_SATURATION: [(Operation.RESTART_SERVICE, Role.SERVICE)],
+        FaultType.HTTP_ERROR: [
+            (Operation.ROLLBACK_CONFIG, Role.SERVICE),
+            (Operation.RESTART_SERVICE, Role.SERVICE),
+        ],
+        FaultType.DNS_FAULT: [
+            (Operation.REPAIR_DEPENDENCY, Role.PRIMARY_CALLER),
+            (Operation.ROLLBACK_DEPLOYMENT, Role.PRIMARY_CALLER),
+        ],
+        FaultType.MEMORY_PRESSURE: [
+            (Operation.INCREASE_MEMORY_LIMIT, Role.SERVICE),
+            (Operation.ROLLBACK_DEPLOYMENT, Role.SERVICE),
+        ],
+    }
+    for fault_type, rules in expected.items():
+        got = [(r.operation, r.role) for r in MECHANICS_POLICY.rules_for(fault_type)]
+        assert got == rules, fault_type
+    assert MECHANICS_POLICY.rules_for(FaultType.HTTP_ABORT) == MECHANICS_POLICY.rules_for(
+        FaultType.HTTP_ERROR
+    )
+    assert MECHANICS_POLICY.rules_for(FaultType.DNS_RANDOM) == MECHANICS_POLICY.rules_for(
+        FaultType.DNS_FAULT
+    )
+
+
+def test_paper_policy_keeps_table_ii() -> None:
     expected = {
         FaultType.POD_FAILURE: Operation.RESTART_SERVICE,
         FaultType.NETWORK_DELAY: Operation.RESTART_SERVICE,
         FaultType.CPU_SATURATION: Operation.SCALE_OUT,
+        FaultType.MEMORY_PRESSURE: Operation.INCREASE_MEMORY_LIMIT,
         FaultType.HTTP_ERROR: Operation.ROLLBACK_CONFIG,
         FaultType.HTTP_ABORT: Operation.ROLLBACK_CONFIG,
         FaultType.DNS_FAULT: Operation.REPAIR_DEPENDENCY,
         FaultType.DNS_RANDOM: Operation.REPAIR_DEPENDENCY,
     }
     for fault_type, operation in expected.items():
-        fault = make_incident("frontend", fault_type).fault
-        assert DEFAULT_POLICY.operation_for(fault, frontend) == operation
+        assert PAPER_POLICY.operation_for(fault_type) == operation
+        assert len(PAPER_POLICY.rules_for(fault_type)) == 1
 
 
-@pytest.mark.parametrize(
-    ("size", "expected"),
-    [("192MB", 192 * MB), ("1GB", 10**9), ("64MiB", 64 * MI), ("512KB", 512_000), ("7", 7)],
-)
-def test_stress_size_reads_decimal_and_binary_units(size: str, expected: int) -> None:
-    assert stress_bytes({"size": size}) == expected
+def test_memory_bounds_run_from_the_shipped_limit_to_four_times_it() -> None:
+    bounds = DEFAULT_POLICY.memory_bounds(ONLINE_BOUTIQUE.deployment("cartservice"))
+    assert (bounds.lowest, bounds.highest) == (128 * MI, 512 * MI)
+    small = dataclasses.replace(DEFAULT_POLICY, max_memory_limit="64Mi")
+    with pytest.raises(DataError, match="above policy"):
+        small.memory_bounds(ONLINE_BOUTIQUE.deployment("cartservice"))
 
 
-@pytest.mark.parametrize("size", [None, "", "50%", "12XB", 192, "-5MB"])
-def test_unreadable_stress_size_is_a_data_error(size: object) -> None:
-    with pytest.raises(DataError, match="size"):
-        stress_bytes({"size": size})  # type: ignore[dict-item]
+def _release_env(reference: Path) -> dict[str, dict[str, str]]:
+    """Deployment -> its containers' env (name -> value) from the release manifests."""
+    env: dict[str, dict[str, str]] = {}
+    for doc in yaml.safe_load_all(reference.read_text()):
+        if not doc or doc.get("kind") != "Deployment":
+            continue
+        containers = doc["spec"]["template"]["spec"]["containers"]
+        env[doc["metadata"]["name"]] = {
+            e["name"]: e.get("value", "") for c in containers for e in c.get("env", [])
+        }
+    return env
 
 
-def _memory_incident(service: str, size: str) -> Operation:
-    fault = make_incident(
-        service, FaultType.MEMORY_PRESSURE, parameters={"workers": 1, "size": size}
-    ).fault
-    return DEFAULT_POLICY.operation_for(fault, ONLINE_BOUTIQUE.deployment(service))
-
-
-def test_memory_needs_a_larger_limit_only_when_request_plus_stress_exceeds_it() -> None:
-    # frontend: request 64Mi, limit 128Mi -> headroom exactly 64Mi.
-    assert _memory_incident("frontend", f"{64 * MI}") == Operation.RESTART_SERVICE
-    assert _memory_incident("frontend", f"{64 * MI + 1}") == Operation.INCREASE_MEMORY_LIMIT
-    assert _memory_incident("frontend", "40MB") == Operation.RESTART_SERVICE
-    assert _memory_incident("frontend", "160MB") == Operation.INCREASE_MEMORY_LIMIT
-    # recommendationservice has 230Mi of headroom: a 160MB stress still fits.
-    assert _memory_incident("recommendationservice", "160MB") == Operation.RESTART_SERVICE
-
-
-def test_memory_bounds_hold_request_plus_stress_plus_margin_up_to_four_times_the_limit() -> None:
-    fault = make_incident(
-        "cartservice", FaultType.MEMORY_PRESSURE, Intensity.SEVERE, 3
-    ).fault  # 384MB
-    bounds = DEFAULT_POLICY.memory_bounds(fault, ONLINE_BOUTIQUE.deployment("cartservice"))
-    assert bounds.lowest == 64 * MI + 384 * MB + 16 * MI
-    assert bounds.highest == 4 * 128 * MI
-
-
-def test_a_stress_no_admissible_limit_can_hold_is_a_data_error() -> None:
-    fault = make_incident(
-        "frontend", FaultType.MEMORY_PRESSURE, parameters={"workers": 1, "size": "3GB"}
-    ).fault
-    with pytest.raises(DataError, match="allows at most"):
-        DEFAULT_POLICY.memory_bounds(fault, ONLINE_BOUTIQUE.deployment("frontend"))
+def test_primary_callers_hold_the_services_address_in_the_release_manifests(
+    reference_dir: Path,
+) -> None:
+    env = _release_env(reference_dir / "online-boutique" / "kubernetes-manifests.yaml")
+    callers = primary_callers(ONLINE_BOUTIQUE)
+    assert callers == {
+        "adservice": "frontend",
+        "currencyservice": "frontend",
+        "cartservice": "frontend",
+        "redis-cart": "cartservice",
+        "recommendationservice": "frontend",
+        "checkoutservice": "frontend",
+        "emailservice": "checkoutservice",
+        "paymentservice": "checkoutservice",
+        "shippingservice": "frontend",
+        "productcatalogservice": "frontend",
+    }
+    for service, caller in callers.items():
+        found = ONLINE_BOUTIQUE.address_variable(service)
+        assert found is not None
+        _, variable, address = found
+        assert re.fullmatch(r"[A-Z_]+_ADDR", variable)
+        assert env[caller][variable] == address, (service, caller, variable)
+        assert address.split(":")[0] == service
+    assert ONLINE_BOUTIQUE.primary_caller("frontend") is None  # only the load generator

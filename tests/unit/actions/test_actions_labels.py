@@ -1,14 +1,22 @@
-"""Gold plans, P+ and P- per fault type follow the default policy and are plausible."""
+"""Gold plans, P+ and P- per fault type follow the mechanics policy (and Table II on demand)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 import pytest
-from action_incidents import ROOT_CAUSE_SERVICES, every_incident_kind, make_incident
+from action_incidents import ROOT_CAUSE_SERVICES, every_incident_kind, make_incident, realizable
 from pydantic import ValidationError
 
-from r2act.actions import DEFAULT_POLICY, IncidentLabels, is_valid, label_incident
+from r2act.actions import (
+    DEFAULT_POLICY,
+    PAPER_POLICY,
+    POLICIES,
+    IncidentLabels,
+    RecoveryPolicy,
+    is_valid,
+    label_incident,
+)
 from r2act.errors import DataError
 from r2act.schema import (
     FailureMode,
@@ -17,43 +25,57 @@ from r2act.schema import (
     Intensity,
     NoAction,
     PlannedIncident,
-    RecoveryPlan,
     RepairDependency,
     RestartService,
     RollbackConfig,
+    RollbackDeployment,
     ScaleOut,
-    memory_bytes,
 )
 from r2act.systems import ONLINE_BOUTIQUE
 
 ALL = every_incident_kind()
 
 
-def _labels(incident: PlannedIncident) -> IncidentLabels:
-    return label_incident(incident, ONLINE_BOUTIQUE)
+def _labels(incident: PlannedIncident, policy: RecoveryPolicy = DEFAULT_POLICY) -> IncidentLabels:
+    return label_incident(incident, ONLINE_BOUTIQUE, policy)
 
 
 def _restart(target: str) -> RestartService:
     return RestartService(operation="restart_service", target=target)
 
 
+def _rollback(target: str) -> RollbackDeployment:
+    return RollbackDeployment(operation="rollback_deployment", target=target)
+
+
+def _memory(target: str, limit: str) -> IncreaseMemoryLimit:
+    return IncreaseMemoryLimit(operation="increase_memory_limit", target=target, memory_limit=limit)
+
+
+@pytest.mark.parametrize("policy", list(POLICIES.values()), ids=str)
 @pytest.mark.parametrize("incident", ALL, ids=lambda i: i.id)
-def test_gold_is_valid_and_every_negative_is_invalid(incident: PlannedIncident) -> None:
-    labels = _labels(incident)
+def test_gold_is_valid_and_exactly_two_negatives_are_invalid(
+    incident: PlannedIncident, policy: RecoveryPolicy
+) -> None:
+    labels = _labels(incident, policy)
     assert is_valid(labels.gold_plan, labels)
-    assert labels.policy == "r2act-default/1"
-    assert len(labels.invalid_plans) >= 2
+    assert labels.policy == str(policy)
+    assert len(labels.invalid_plans) == 2
+    assert labels.invalid_plans[0] != labels.invalid_plans[1]
     for negative in labels.invalid_plans:
         assert not is_valid(negative.plan, labels), negative
         assert not any(p.matches(negative.plan) for p in labels.valid_plans), negative
+        assert labels.action_space.contains(negative.plan), negative
         assert negative.rationale
-    modes = {n.failure_mode for n in labels.invalid_plans}
-    assert {FailureMode.NO_OP, FailureMode.WRONG_OPERATION} <= modes
 
 
-def test_negatives_cover_every_failure_mode_across_fault_types() -> None:
+def test_negatives_are_mistakes_of_operation_target_or_scope_not_idleness() -> None:
     modes = Counter(n.failure_mode for i in ALL for n in _labels(i).invalid_plans)
-    assert set(modes) == set(FailureMode)
+    assert set(modes) == {
+        FailureMode.WRONG_OPERATION,
+        FailureMode.WRONG_TARGET,
+        FailureMode.INVALID_SCOPE,
+    }
 
 
 def test_labels_are_deterministic_and_frozen() -> None:
@@ -64,123 +86,147 @@ def test_labels_are_deterministic_and_frozen() -> None:
         labels.policy = "other/1"  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("fault_type", [FaultType.POD_FAILURE, FaultType.NETWORK_DELAY])
-def test_pod_and_network_faults_are_recovered_by_restarting_the_service(
+@pytest.mark.parametrize(
+    "fault_type", [FaultType.POD_FAILURE, FaultType.NETWORK_DELAY, FaultType.CPU_SATURATION]
+)
+def test_pod_delay_and_cpu_faults_are_recovered_by_a_restart_not_by_replicas(
     fault_type: FaultType,
 ) -> None:
     labels = _labels(make_incident("checkoutservice", fault_type))
     assert labels.gold_plan == _restart("checkoutservice")
-    assert not is_valid(_restart("frontend"), labels)  # the caller sees only symptoms
+    assert [n.plan for n in labels.invalid_plans] == [
+        ScaleOut(operation="scale_out", target="checkoutservice", replicas=2),
+        _restart("frontend"),  # the primary caller shows the symptoms
+    ]
+    assert not is_valid(_restart("frontend"), labels)
 
 
-def test_cpu_saturation_accepts_any_replica_count_from_current_plus_one_to_ten() -> None:
-    labels = _labels(make_incident("paymentservice", FaultType.CPU_SATURATION, Intensity.SEVERE))
+def test_cpu_saturation_under_table_ii_accepts_any_replica_count_from_two_to_ten() -> None:
+    incident = make_incident("paymentservice", FaultType.CPU_SATURATION, Intensity.SEVERE)
+    labels = _labels(incident, PAPER_POLICY)
     assert labels.gold_plan == ScaleOut(operation="scale_out", target="paymentservice", replicas=2)
     for replicas in range(1, 13):
         plan = ScaleOut(operation="scale_out", target="paymentservice", replicas=replicas)
         assert is_valid(plan, labels) is (2 <= replicas <= 10), replicas
     assert not is_valid(_restart("paymentservice"), labels)
+    assert _restart("paymentservice") in [n.plan for n in labels.invalid_plans]
 
 
-def test_moderate_memory_stress_fits_the_headroom_so_restart_is_the_recovery() -> None:
-    labels = _labels(make_incident("frontend", FaultType.MEMORY_PRESSURE, Intensity.MODERATE))
-    assert labels.gold_plan == _restart("frontend")
-    doubled = IncreaseMemoryLimit(
-        operation="increase_memory_limit", target="frontend", memory_limit="256Mi"
-    )
-    assert not is_valid(doubled, labels)
-
-
-def test_overflowing_memory_stress_needs_a_limit_above_request_plus_stress() -> None:
-    incident = make_incident("frontend", FaultType.MEMORY_PRESSURE, Intensity.SEVERE, 2)  # 256MB
-    labels = _labels(incident)
-    gold = labels.gold_plan
-    assert isinstance(gold, IncreaseMemoryLimit)
-    needed = 64 * 2**20 + 256 * 10**6 + 16 * 2**20
-    assert memory_bytes(gold.memory_limit) >= needed
-    assert memory_bytes(gold.memory_limit) % (32 * 2**20) == 0
-
-    def limit(quantity: str) -> IncreaseMemoryLimit:
-        return IncreaseMemoryLimit(
-            operation="increase_memory_limit", target="frontend", memory_limit=quantity
-        )
-
-    assert is_valid(limit("512Mi"), labels)  # the 4x ceiling is inclusive
-    assert not is_valid(limit("513Mi"), labels)
-    assert not is_valid(limit("256Mi"), labels)  # doubling is not enough here
-    assert not is_valid(_restart("frontend"), labels)
+@pytest.mark.parametrize("intensity", list(Intensity))
+def test_memory_pressure_needs_the_limit_back_or_the_previous_template(
+    intensity: Intensity,
+) -> None:
+    labels = _labels(make_incident("frontend", FaultType.MEMORY_PRESSURE, intensity))
+    assert labels.gold_plan == _memory("frontend", "160Mi")  # 32Mi step above the shipped 128Mi
+    assert is_valid(_memory("frontend", "129Mi"), labels)
+    assert is_valid(_memory("frontend", "512Mi"), labels)  # the 4x ceiling is inclusive
+    assert not is_valid(_memory("frontend", "513Mi"), labels)
+    assert not is_valid(_memory("frontend", "128Mi"), labels)  # not above the space's current
+    assert is_valid(_rollback("frontend"), labels)
+    assert not is_valid(_restart("frontend"), labels)  # keeps the lowered limit
+    assert labels.invalid_plans[0].plan == _restart("frontend")
 
 
 @pytest.mark.parametrize("fault_type", [FaultType.HTTP_ERROR, FaultType.HTTP_ABORT])
-def test_http_faults_roll_back_exactly_the_injected_route(fault_type: FaultType) -> None:
-    incident = make_incident("cartservice", fault_type, repetition=2)
+@pytest.mark.parametrize("repetition", [1, 2, 3, 4, 5, 6])
+def test_http_faults_are_frontend_faults_rolled_back_on_exactly_their_route(
+    fault_type: FaultType, repetition: int
+) -> None:
+    incident = make_incident("frontend", fault_type, repetition=repetition)
     scope = f"{incident.fault.parameters['method']} {incident.fault.parameters['path']}"
     labels = _labels(incident)
     assert labels.gold_plan == RollbackConfig(
-        operation="rollback_config", target="cartservice", scope=scope
+        operation="rollback_config", target="frontend", scope=scope
     )
-    for other in labels.action_space.scopes["cartservice"]:
-        plan = RollbackConfig(operation="rollback_config", target="cartservice", scope=other)
+    for other in labels.action_space.scopes["frontend"]:
+        plan = RollbackConfig(operation="rollback_config", target="frontend", scope=other)
         assert is_valid(plan, labels) is (other == scope)
-    assert not is_valid(_restart("cartservice"), labels)
+    assert is_valid(_restart("frontend"), labels)  # new pods are not injected
+    for backend in labels.action_space.targets:
+        if backend != "frontend":
+            assert not is_valid(_restart(backend), labels)
+    assert not is_valid(_restart("frontend"), _labels(incident, PAPER_POLICY))
 
 
-@pytest.mark.parametrize("service", ROOT_CAUSE_SERVICES)
+@pytest.mark.parametrize(
+    "service", [s for s in ROOT_CAUSE_SERVICES if realizable(s, FaultType.DNS_FAULT)]
+)
 @pytest.mark.parametrize("fault_type", [FaultType.DNS_FAULT, FaultType.DNS_RANDOM])
-def test_dns_repair_on_the_service_or_any_caller_is_equivalent(
+def test_dns_faults_are_repaired_in_the_primary_caller_only(
     service: str, fault_type: FaultType
 ) -> None:
     labels = _labels(make_incident(service, fault_type))
     endpoint = ONLINE_BOUTIQUE.deployment(service).endpoint
+    caller = ONLINE_BOUTIQUE.primary_caller(service)
+    assert caller is not None
     assert labels.gold_plan == RepairDependency(
-        operation="repair_dependency", target=service, dependency=endpoint
+        operation="repair_dependency", target=caller, dependency=endpoint
     )
-    repair_points = {service} | set(ONLINE_BOUTIQUE.callers(service)) - {"loadgenerator"}
     for target in labels.action_space.targets:
         plan = RepairDependency(operation="repair_dependency", target=target, dependency=endpoint)
-        assert is_valid(plan, labels) is (target in repair_points), target
+        assert is_valid(plan, labels) is (target == caller), target
+    assert is_valid(_rollback(caller), labels)
     assert not is_valid(_restart(service), labels)
+    assert not is_valid(_restart(caller), labels)  # keeps the broken variable
 
 
-def test_dns_repair_of_another_dependency_is_an_invalid_scope() -> None:
-    labels = _labels(make_incident("cartservice", FaultType.DNS_FAULT))
-    scoped = [n for n in labels.invalid_plans if n.failure_mode == FailureMode.INVALID_SCOPE]
-    assert scoped
-    assert scoped[0].plan == RepairDependency(
-        operation="repair_dependency", target="cartservice", dependency="redis-cart:6379"
+def test_dns_under_table_ii_repairs_the_name_on_the_service_or_any_caller() -> None:
+    labels = _labels(make_incident("cartservice", FaultType.DNS_FAULT), PAPER_POLICY)
+    repair = [
+        t
+        for t in labels.action_space.targets
+        if is_valid(
+            RepairDependency(
+                operation="repair_dependency", target=t, dependency="cartservice:7070"
+            ),
+            labels,
+        )
+    ]
+    assert sorted(repair) == ["cartservice", "checkoutservice", "frontend"]
+    assert labels.gold_plan == RepairDependency(
+        operation="repair_dependency", target="cartservice", dependency="cartservice:7070"
     )
+
+
+def test_dns_on_a_service_without_a_primary_caller_is_a_data_error() -> None:
+    incident = make_incident(
+        "frontend", FaultType.DNS_FAULT, parameters={"caller": "loadgenerator"}
+    )
+    with pytest.raises(DataError, match="no primary caller"):
+        _labels(incident)
 
 
 def test_no_action_is_never_valid() -> None:
     for incident in ALL:
-        assert not is_valid(NoAction(operation="no_action"), _labels(incident))
+        for policy in POLICIES.values():
+            assert not is_valid(NoAction(operation="no_action"), _labels(incident, policy))
 
 
 def test_none_is_never_valid() -> None:
     assert not is_valid(None, _labels(ALL[0]))
 
 
-def test_http_fault_on_a_route_that_does_not_reach_the_service_is_a_data_error() -> None:
+def test_http_fault_on_a_route_the_target_does_not_serve_is_a_data_error() -> None:
     incident = make_incident(
         "paymentservice",
         FaultType.HTTP_ERROR,
         parameters={"method": "GET", "path": "/", "port": 8080, "code": 500},
     )
-    with pytest.raises(DataError, match="does not reach paymentservice"):
+    with pytest.raises(DataError, match="not a route of paymentservice"):
         _labels(incident)
 
 
 def test_http_scope_falls_back_to_a_recorded_scope_string() -> None:
     incident = make_incident(
-        "paymentservice", FaultType.HTTP_ABORT, parameters={"scope": "POST /cart/checkout"}
+        "frontend", FaultType.HTTP_ABORT, parameters={"scope": "POST /cart/checkout"}
     )
-    gold: RecoveryPlan = _labels(incident).gold_plan
+    gold = _labels(incident).gold_plan
     assert isinstance(gold, RollbackConfig)
     assert gold.scope == "POST /cart/checkout"
 
 
 def test_policy_string_follows_the_policy_object() -> None:
-    custom = type(DEFAULT_POLICY)(name="strict", version=3, max_replicas=4)
+    custom = type(PAPER_POLICY)(name="strict", version=3, rules=PAPER_POLICY.rules, max_replicas=4)
     labels = label_incident(
         make_incident("cartservice", FaultType.CPU_SATURATION), ONLINE_BOUTIQUE, custom
     )

@@ -18,7 +18,7 @@ faults:
   - type: cpu_saturation
     parameters:
       severe: {load: 90}
-  - type: http_error
+  - type: network_delay
     intensities: [moderate]
 repetitions: 2
 phases:

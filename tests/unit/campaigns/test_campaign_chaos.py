@@ -1,4 +1,5 @@
-"""Rendered Chaos Mesh objects: valid against the real CRDs, safely named and labelled."""
+"""Rendered injecting objects: Chaos Mesh ones valid against the real CRDs, ConfigFaults per
+the contract, all safely named and labelled, and no fault definition with two labels."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 import yaml
 
 from r2act.campaigns import incident_label, load_manifest, plan_incidents, render_chaos
+from r2act.campaigns.identifiability import conflicts, definition_key, oracle_rca_s
 from r2act.schema import FaultType, Intensity, PlannedIncident
 from r2act.systems import ONLINE_BOUTIQUE
 
@@ -63,20 +65,60 @@ def crd_validators(reference_dir: Path) -> dict[str, jsonschema.Draft7Validator]
     return validators
 
 
-def test_every_rendered_object_validates_against_its_crd(
+def test_every_rendered_chaos_mesh_object_validates_against_its_crd(
     crd_validators: dict[str, jsonschema.Draft7Validator],
 ) -> None:
     objects = _all_objects()
     assert len(objects) > 302
-    for obj in objects:
+    chaos = [obj for obj in objects if obj["kind"] != "ConfigFault"]
+    assert {obj["kind"] for obj in chaos} == {
+        "PodChaos",
+        "StressChaos",
+        "NetworkChaos",
+        "HTTPChaos",
+    }
+    for obj in chaos:
         errors = list(crd_validators[obj["kind"]].iter_errors(obj))
         assert not errors, (obj["metadata"]["name"], [e.message for e in errors])
+
+
+def test_config_faults_follow_the_contract_format() -> None:
+    configs = [obj for obj in _all_objects() if obj["kind"] == "ConfigFault"]
+    assert configs
+    for obj in configs:
+        assert obj["apiVersion"] == "r2act.io/v1alpha1"
+        spec = obj["spec"]
+        assert set(spec) in (
+            {"deployment", "container", "env", "duration"},
+            {"deployment", "container", "resources", "duration"},
+        )
+        assert spec["container"] == ONLINE_BOUTIQUE.deployment(spec["deployment"]).main.name
+        assert spec["duration"] in {"60s", "120s"}  # smoke, r2act-302
+
+
+@pytest.mark.parametrize("campaign", CAMPAIGNS)
+def test_no_two_incidents_with_one_fault_definition_carry_different_root_causes(
+    campaign: str,
+) -> None:
+    rows = [
+        (definition_key(render_chaos(i, "default", ONLINE_BOUTIQUE)), i.service)
+        for i in _incidents(campaign)
+    ]
+    assert conflicts(rows) == {}
+    assert oracle_rca_s(rows) == 1.0
+
+
+def test_the_definition_oracle_scores_mixed_groups_by_their_majority() -> None:
+    rows = [("a", "cart"), ("a", "cart"), ("a", "payment"), ("b", "frontend")]
+    assert conflicts(rows) == {"a": ["cart", "payment"]}
+    assert oracle_rca_s(rows) == 0.75
 
 
 def test_crd_check_rejects_a_misspelt_field(
     crd_validators: dict[str, jsonschema.Draft7Validator],
 ) -> None:
-    obj = render_chaos(_incidents("smoke.yaml")[1], "default", ONLINE_BOUTIQUE)
+    cpu = next(i for i in _incidents("smoke.yaml") if i.fault.type == FaultType.CPU_SATURATION)
+    obj = render_chaos(cpu, "default", ONLINE_BOUTIQUE)
     obj["spec"]["stressors"]["cpu"]["worker"] = 1
     assert list(crd_validators["StressChaos"].iter_errors(obj))
 
@@ -128,35 +170,53 @@ def test_spec_selects_the_right_pods_for_the_duration(
 ) -> None:
     incident = _first(fault, intensity)
     spec = render_chaos(incident, "default", ONLINE_BOUTIQUE)["spec"]
-    assert spec["mode"] == "all"
     assert spec["duration"] == "120s"
+    if fault in {FaultType.DNS_FAULT, FaultType.DNS_RANDOM}:
+        caller = ONLINE_BOUTIQUE.primary_caller(incident.service)
+        assert spec["deployment"] == caller
+        (variable,) = spec["env"]
+        assert ONLINE_BOUTIQUE.deployment(caller).env[variable].startswith(incident.service)
+        return
+    if fault == FaultType.MEMORY_PRESSURE:
+        assert spec["deployment"] == incident.service
+        return
+    assert spec["mode"] == "all"
     assert spec["selector"]["namespaces"] == ["default"]
     if fault in {FaultType.HTTP_ERROR, FaultType.HTTP_ABORT}:
+        assert incident.service == "frontend"
         assert spec["selector"]["labelSelectors"] == {"app": "frontend"}
         assert spec["port"] == 8080 and spec["path"] not in {"*", "/*"}
-    elif fault in {FaultType.DNS_FAULT, FaultType.DNS_RANDOM}:
-        (expression,) = spec["selector"]["expressionSelectors"]
-        assert expression["values"] == ONLINE_BOUTIQUE.callers(incident.service)
-        assert spec["patterns"] == [incident.service, f"{incident.service}.*"]
     else:
         assert spec["selector"]["labelSelectors"] == {"app": incident.service}
 
 
 @pytest.mark.parametrize(
-    ("fault", "intensity", "expected"),
+    ("intensity", "expected"),
     [
-        (FaultType.CPU_SATURATION, Intensity.MODERATE, {"cpu": {"workers": 1, "load": 80}}),
-        (FaultType.CPU_SATURATION, Intensity.SEVERE, {"cpu": {"workers": 2, "load": 100}}),
-        (FaultType.MEMORY_PRESSURE, Intensity.MODERATE, {"memory": {"workers": 1, "size": "24MB"}}),
-        (FaultType.MEMORY_PRESSURE, Intensity.SEVERE, {"memory": {"workers": 1, "size": "160MB"}}),
+        (Intensity.MODERATE, {"cpu": {"workers": 1, "load": 80}}),
+        (Intensity.SEVERE, {"cpu": {"workers": 2, "load": 100}}),
     ],
 )
 def test_stress_intensities_follow_the_contract(
-    fault: FaultType, intensity: Intensity, expected: dict[str, Any]
+    intensity: Intensity, expected: dict[str, Any]
 ) -> None:
-    spec = render_chaos(_first(fault, intensity), "default", ONLINE_BOUTIQUE)["spec"]
+    spec = render_chaos(_first(FaultType.CPU_SATURATION, intensity), "default", ONLINE_BOUTIQUE)[
+        "spec"
+    ]
     assert spec["stressors"] == expected
     assert spec["containerNames"] == ["server"]
+
+
+def test_memory_pressure_lowers_the_limit_below_the_request() -> None:
+    def limit(intensity: Intensity) -> str:
+        spec = render_chaos(
+            _first(FaultType.MEMORY_PRESSURE, intensity), "default", ONLINE_BOUTIQUE
+        )["spec"]
+        assert spec["container"] == "server"
+        return str(spec["resources"]["limits"]["memory"])
+
+    # frontend: request 64Mi; moderate 90% of it, severe 25%
+    assert (limit(Intensity.MODERATE), limit(Intensity.SEVERE)) == ("57Mi", "16Mi")
 
 
 def test_kind_specific_fields_follow_the_contract() -> None:
@@ -174,5 +234,11 @@ def test_kind_specific_fields_follow_the_contract() -> None:
     assert spec(FaultType.HTTP_ERROR, Intensity.SEVERE)["target"] == "Response"
     abort = spec(FaultType.HTTP_ABORT, Intensity.SEVERE)
     assert (abort["target"], abort["abort"]) == ("Request", True)
-    assert spec(FaultType.DNS_FAULT, Intensity.MODERATE)["action"] == "error"
-    assert spec(FaultType.DNS_RANDOM, Intensity.MODERATE)["action"] == "random"
+    # checkoutservice is the first DNS cell: its primary caller is the frontend
+    assert spec(FaultType.DNS_FAULT, Intensity.MODERATE)["env"] == {
+        "CHECKOUT_SERVICE_ADDR": "checkoutservice.invalid:5050"
+    }
+    (value,) = spec(FaultType.DNS_RANDOM, Intensity.MODERATE)["env"].values()
+    host, port = value.split(":")
+    assert port == "5050"
+    assert all(0 <= int(octet) <= 254 for octet in host.split("."))

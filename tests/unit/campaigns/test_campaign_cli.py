@@ -33,9 +33,9 @@ def test_plan_json_prints_one_object_per_incident(
 ) -> None:
     assert _run(monkeypatch, "campaign", "plan", DESIGN, "--json") == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert len(rows) == 302
-    assert len({r["id"] for r in rows}) == 302
-    assert set(rows[0]) == {"id", "service", "fault_type", "intensity", "repetition"}
+    assert len({r["id"] for r in rows}) == len(rows)
+    assert sum(not r["spare"] for r in rows) == 302
+    assert set(rows[0]) == {"id", "service", "fault_type", "intensity", "repetition", "spare"}
     assert all(re.fullmatch(INCIDENT_ID_PATTERN, r["id"]) for r in rows)
 
 
@@ -44,23 +44,32 @@ def test_plan_table_summarises_cells(
 ) -> None:
     assert _run(monkeypatch, "campaign", "plan", DESIGN) == 0
     out = capsys.readouterr().out
-    assert "302 incidents in 44 non-empty cells (moderate 129, severe 173)" in out
+    assert (
+        "302 incidents in 29 non-empty cells (moderate 129, severe 173) + 131 spares"
+        in " ".join(out.split())
+    )
 
 
-def test_plan_stats_shows_the_mapper_defeated_by_incident_specific_fields(
+def test_plan_stats_gives_the_mapper_per_policy_and_the_definition_oracle(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _run(monkeypatch, "campaign", "plan", DESIGN, "--json", "--stats") == 0
     captured = capsys.readouterr()
-    assert len(captured.out.splitlines()) == 302  # stats go to stderr with --json
-    found = re.search(
-        r"gold RCA \+ mapper valid for (\d+)/302 .*gold plans valid for (\d+)/302",
-        " ".join(captured.err.split()),
-    )
-    assert found, captured.err
-    mapper_valid, gold_valid = int(found.group(1)), int(found.group(2))
-    assert 0.4 * 302 < mapper_valid < 0.75 * 302
-    assert gold_valid == 302
+    assert len(captured.out.splitlines()) == 433  # stats go to stderr with --json
+    err = " ".join(captured.err.split())
+    found = {
+        m.group(1): (int(m.group(2)), int(m.group(3)), int(m.group(4)))
+        for m in re.finditer(
+            r"([a-z0-9-]+/\d): gold RCA \+ mapper valid for (\d+)/302 \(\S+\); "
+            r"gold plans valid for (\d+)/302; (\d+) invalid plans",
+            err,
+        )
+    }
+    assert found["r2act-mechanics/1"] == (302, 302, 604)
+    mapper_valid, gold_valid, negatives = found["paper-table-ii/1"]
+    assert 0.7 * 302 < mapper_valid < 0.8 * 302  # the HTTP route is guessed
+    assert (gold_valid, negatives) == (302, 604)
+    assert "fault-definition oracle RCA-S 1.000 (0 definitions" in err
 
 
 def test_validate_reports_the_incident_count(

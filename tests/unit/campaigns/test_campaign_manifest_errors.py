@@ -118,11 +118,30 @@ def test_cell_for_unplanned_fault_points_at_the_cell(write_manifest: Callable[[s
     assert ":19: cells[0].fault: 'pod_failure' is not in faults" in str(raised.value)
 
 
-def test_http_fault_on_a_service_no_route_reaches_is_rejected(
+def test_http_fault_on_a_backend_is_rejected_as_a_frontend_fault(
     write_manifest: Callable[[str], Path],
 ) -> None:
-    text = BASE_MANIFEST.replace("paymentservice]", "redis-cart]")
-    with pytest.raises(ManifestError, match=r":6: services\[1\]: no frontend route reaches"):
+    text = BASE_MANIFEST.replace("type: network_delay", "type: http_error")
+    with pytest.raises(
+        ManifestError, match=r":6: services\[0\]: http_error is a rule on a frontend route"
+    ) as raised:
+        load_manifest(write_manifest(text))
+    assert "plan http_error on frontend" in str(raised.value)
+    frontend = text.replace("[cartservice, paymentservice]", "[frontend]")
+    frontend = frontend.replace("type: cpu_saturation", "type: pod_failure")
+    frontend = frontend.replace("      severe: {load: 90}\n", "").replace("    parameters:\n", "")
+    assert load_manifest(write_manifest(frontend)).services == ["frontend"]
+
+
+def test_dns_fault_on_a_service_nothing_under_test_calls_is_rejected(
+    write_manifest: Callable[[str], Path],
+) -> None:
+    text = BASE_MANIFEST.replace("paymentservice]", "frontend]").replace(
+        "type: network_delay", "type: dns_fault"
+    )
+    with pytest.raises(
+        ManifestError, match=r":6: services\[1\]: no deployment under test holds an address"
+    ):
         load_manifest(write_manifest(text))
 
 

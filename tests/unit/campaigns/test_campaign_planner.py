@@ -1,17 +1,21 @@
-"""The planner: the paper's 302-incident design, stable ids and seeds, resolved parameters."""
+"""The planner: the paper's population on realizable cells, stable ids and seeds, spares."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from r2act.campaigns import Manifest, load_manifest, plan_incidents
-from r2act.schema import INCIDENT_ID_PATTERN, FaultType, Intensity
+from r2act.campaigns.composition import online_boutique_home, recompose
+from r2act.campaigns.quotas import cell_of, is_spare
+from r2act.schema import INCIDENT_ID_PATTERN, FaultType, Intensity, PlannedIncident
+from r2act.systems import ONLINE_BOUTIQUE
 
 REPO = Path(__file__).resolve().parents[3]
 PAPER_CELLS = {  # paper Fig. 6c: CPU DNS-F DNS-R HTTP-A HTTP-E Memory Network Pod
@@ -39,18 +43,42 @@ def design() -> Manifest:
     return load_manifest(REPO / "campaigns" / "r2act-302.yaml")
 
 
-def test_r2act_302_reproduces_the_paper_heatmap(design: Manifest) -> None:
-    incidents = plan_incidents(design)
+PAPER_TYPE_INTENSITY = {  # the yaml header: moderate + severe per fault type
+    FaultType.CPU_SATURATION: (14, 22),
+    FaultType.DNS_FAULT: (24, 24),
+    FaultType.DNS_RANDOM: (24, 24),
+    FaultType.HTTP_ABORT: (15, 24),
+    FaultType.HTTP_ERROR: (18, 30),
+    FaultType.MEMORY_PRESSURE: (14, 20),
+    FaultType.NETWORK_DELAY: (5, 8),
+    FaultType.POD_FAILURE: (15, 21),
+}
+
+
+def _main(design: Manifest) -> list[PlannedIncident]:
+    return [i for i in plan_incidents(design) if not is_spare(i)]
+
+
+def test_r2act_302_keeps_the_paper_population_on_realizable_cells(design: Manifest) -> None:
+    incidents = _main(design)
     assert len(incidents) == 302
     assert len({i.id for i in incidents}) == 302
-    cells = Counter((i.service, i.fault.type) for i in incidents)
-    assert len(cells) == 44
-    assert set(cells.values()) <= set(range(3, 9))
-    for service, row in PAPER_CELLS.items():
-        for fault, count in zip(PAPER_COLUMNS, row, strict=True):
-            assert cells.get((service, fault), 0) == count, (service, fault)
+    by_type = Counter((i.fault.type, i.fault.intensity) for i in incidents)
+    for fault, (moderate, severe) in PAPER_TYPE_INTENSITY.items():
+        assert by_type[fault, Intensity.MODERATE] == moderate, fault
+        assert by_type[fault, Intensity.SEVERE] == severe, fault
     intensities = Counter(i.fault.intensity for i in incidents)
     assert intensities == {Intensity.MODERATE: 129, Intensity.SEVERE: 173}
+    cells = Counter((i.service, i.fault.type) for i in incidents)
+    assert len(cells) == 29
+    home = online_boutique_home(design.topology)
+    for service, fault in cells:
+        assert home(service, fault) == service, (service, fault)
+    # untouched paper cells keep their count (recommendationservice CPU, network delay)
+    assert cells["recommendationservice", FaultType.CPU_SATURATION] == 5
+    for service, row in PAPER_CELLS.items():
+        index = PAPER_COLUMNS.index(FaultType.NETWORK_DELAY)
+        assert cells[service, FaultType.NETWORK_DELAY] == row[index], service
 
 
 def test_r2act_302_uses_the_paper_phases(design: Manifest) -> None:
@@ -79,6 +107,7 @@ def test_smoke_covers_every_fault_type_in_about_twelve_incidents() -> None:
     incidents = plan_incidents(load_manifest(REPO / "campaigns" / "smoke.yaml"))
     assert 10 <= len(incidents) <= 14
     assert {i.fault.type for i in incidents} == set(FaultType)
+    assert not any(is_spare(i) for i in incidents)
 
 
 def test_http_route_cycles_through_the_routes_reaching_the_service(design: Manifest) -> None:
@@ -101,28 +130,36 @@ def test_http_route_cycles_through_the_routes_reaching_the_service(design: Manif
         assert params["path"] != "*"
 
 
-def test_memory_size_cycles_by_repetition(design: Manifest) -> None:
-    severe = [
-        i.fault.parameters["size"]
+def test_memory_limit_is_a_share_of_the_request(design: Manifest) -> None:
+    limits = {
+        (i.service, i.fault.intensity): i.fault.parameters["memory_limit"]
         for i in plan_incidents(design)
-        if i.service == "paymentservice"
-        and i.fault.type == FaultType.MEMORY_PRESSURE
-        and i.fault.intensity == Intensity.SEVERE
-    ]
-    assert severe == ["160MB", "256MB", "384MB", "160MB", "256MB"]
+        if i.fault.type == FaultType.MEMORY_PRESSURE
+    }
+    assert limits["paymentservice", Intensity.MODERATE] == "57Mi"  # 90% of 64Mi
+    assert limits["paymentservice", Intensity.SEVERE] == "16Mi"  # 25% of 64Mi
 
 
-def test_dns_parameters_name_the_service_and_its_callers(design: Manifest) -> None:
-    incident = next(
+def test_dns_parameters_name_the_primary_callers_variable(design: Manifest) -> None:
+    incidents = [
         i
         for i in plan_incidents(design)
         if i.service == "cartservice" and i.fault.type == FaultType.DNS_RANDOM
-    )
-    params = incident.fault.parameters
-    assert params["patterns"] == ["cartservice", "cartservice.*"]
+    ]
+    params = incidents[0].fault.parameters
+    assert params["caller"] == "frontend"
+    assert params["variable"] == "CART_SERVICE_ADDR"
     assert params["dependency"] == "cartservice:7070"
-    assert params["action"] == "random"
-    assert set(params["callers"]) == {"frontend", "checkoutservice"}  # type: ignore[arg-type]
+    values = {i.fault.parameters["value"] for i in incidents}
+    assert len(values) == len(incidents)  # drawn from each incident id
+    assert all(str(v).endswith(":7070") and not str(v).startswith("cartservice") for v in values)
+    fault = next(
+        i
+        for i in plan_incidents(design)
+        if i.service == "paymentservice" and i.fault.type == FaultType.DNS_FAULT
+    )
+    assert fault.fault.parameters["caller"] == "checkoutservice"
+    assert fault.fault.parameters["value"] == "paymentservice.invalid:50051"
 
 
 def test_parameter_overrides_apply_to_their_intensity_only(tmp_path: Path) -> None:
@@ -181,6 +218,14 @@ def _manifest(
     )
 
 
+def _realizable(service: str, fault: FaultType) -> bool:
+    if fault in {FaultType.HTTP_ERROR, FaultType.HTTP_ABORT}:
+        return service == ONLINE_BOUTIQUE.entrypoint
+    if fault in {FaultType.DNS_FAULT, FaultType.DNS_RANDOM}:
+        return ONLINE_BOUTIQUE.address_variable(service) is not None
+    return True
+
+
 @st.composite
 def manifests(draw: st.DrawFn) -> Manifest:
     services = draw(st.lists(st.sampled_from(SERVICES), min_size=1, max_size=4, unique=True))
@@ -192,7 +237,9 @@ def manifests(draw: st.DrawFn) -> Manifest:
     cells = []
     for service in services:
         for fault in faults:
-            if draw(st.booleans()):
+            if not _realizable(service, FaultType(str(fault["type"]))):
+                cells.append({"service": service, "fault": fault["type"], "repetitions": 0})
+            elif draw(st.booleans()):
                 cells.append(
                     {
                         "service": service,
@@ -228,6 +275,7 @@ def test_ids_and_seeds_do_not_depend_on_the_rest_of_the_manifest(
     manifest: Manifest, extra: str
 ) -> None:
     """Adding a service to a campaign must not renumber or reseed the incidents it had."""
+    assume(all(_realizable(extra, f.fault_type) for f in manifest.faults))
     before = {i.id: i.seed for i in plan_incidents(manifest)}
     services = list(dict.fromkeys([extra, *manifest.services]))
     grown = manifest.model_copy(update={"services": services})

@@ -17,7 +17,7 @@ def _campaign(directory: Path, doomed: str) -> Path:
         "system": "onlineboutique",
         "target": {"kind": "sim", "seed": 11, "glitches": {**quiet, "fail_incidents": [doomed]}},
         "services": ["cartservice"],
-        "faults": [{"type": f, "intensities": ["severe"]} for f in ("pod_failure", "http_error")],
+        "faults": [{"type": f, "intensities": ["severe"]} for f in ("pod_failure", "network_delay")],
         "phases": {"pre_s": 20, "during_s": 30, "post_s": 20, "recovery_timeout_s": 60},
         "seed": 5,
     }
@@ -28,7 +28,7 @@ def _campaign(directory: Path, doomed: str) -> Path:
 
 def test_after_a_no_resume_run_the_retry_hint_drops_no_resume(tmp_path: Path) -> None:
     _register_commands()
-    doomed = "onlineboutique_cartservice_http_error_severe_r01"
+    doomed = "onlineboutique_cartservice_network_delay_severe_r01"
     campaign = _campaign(tmp_path, doomed)
     args = ["collect", str(campaign), "--out", str(tmp_path / "run"), "--quiet"]
     result = CliRunner().invoke(app, [*args, "--no-resume"])

@@ -85,12 +85,17 @@ def gold_plan(inc: PlannedIncident) -> RecoveryPlan:
 class Run:
     """One incident on a fresh simulated cluster: pre window, injection, during window."""
 
-    def __init__(self, cluster: SimulatedCluster, inc: PlannedIncident) -> None:
+    def __init__(
+        self,
+        cluster: SimulatedCluster,
+        inc: PlannedIncident,
+        injected: dict[str, object] | None = None,
+    ) -> None:
         self.cluster, self.incident = cluster, inc
         start = cluster.clock.now()
         cluster.clock.sleep(PRE_S)
         self.pre = TimeWindow(start, cluster.clock.now())
-        self.ref: ChaosRef = cluster.inject(chaos(inc))
+        self.ref: ChaosRef = cluster.inject(injected if injected is not None else chaos(inc))
         cluster.clock.sleep(DURING_S)
         self.during = TimeWindow(self.pre.end + SETTLE_S, cluster.clock.now())
         """The fault window, from when the records have been applied."""
@@ -109,3 +114,62 @@ def make_cluster(tmp_path: Path) -> Callable[..., SimulatedCluster]:
         return SimulatedCluster(tmp_path, **kwargs)  # type: ignore[arg-type]
 
     return make
+
+
+PRIMARY_CALLER = {
+    "productcatalogservice": "frontend",
+    "currencyservice": "frontend",
+    "cartservice": "frontend",
+    "recommendationservice": "frontend",
+    "shippingservice": "frontend",
+    "checkoutservice": "frontend",
+    "adservice": "frontend",
+    "paymentservice": "checkoutservice",
+    "emailservice": "checkoutservice",
+    "redis-cart": "cartservice",
+}
+"""A caller per service for the tests' ConfigFaults (the policy in actions/ decides in
+campaigns; any caller exercises the same mechanics)."""
+
+
+def address_variable(caller: str, service: str) -> str:
+    """The caller's env variable that holds ``service``'s address in the release manifest."""
+    env = ONLINE_BOUTIQUE.deployment(caller).env
+    return next(k for k, v in env.items() if v.split(":")[0] == service)
+
+
+def config_fault(
+    service: str, fault: str, intensity: str = "severe", *, name: str = "r2act-cf-0123456789"
+) -> dict[str, object]:
+    """A ConfigFault as CONTRACTS.md defines it, for dns_fault / dns_random / memory_pressure."""
+    spec: dict[str, object]
+    if fault in ("dns_fault", "dns_random"):
+        caller = PRIMARY_CALLER[service]
+        port = ONLINE_BOUTIQUE.deployment(service).service_port
+        value = f"{service}.invalid:{port}" if fault == "dns_fault" else f"203.0.113.77:{port}"
+        spec = {
+            "deployment": caller,
+            "container": ONLINE_BOUTIQUE.deployment(caller).main.name,
+            "env": {address_variable(caller, service): value},
+        }
+    else:
+        main = ONLINE_BOUTIQUE.deployment(service).main
+        request = memory_bytes(main.memory_request)
+        share = 0.65 if intensity == "moderate" else 0.3
+        spec = {
+            "deployment": service,
+            "container": main.name,
+            "resources": {"limits": {"memory": format_mebibytes(int(request * share))}},
+        }
+    spec["duration"] = "120s"
+    return {
+        "apiVersion": "r2act.io/v1alpha1",
+        "kind": "ConfigFault",
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "labels": {"app.kubernetes.io/managed-by": "r2act", "r2act.io/incident": "t"},
+            "annotations": {"r2act.io/incident-id": f"{service}_{fault}_{intensity}"},
+        },
+        "spec": spec,
+    }

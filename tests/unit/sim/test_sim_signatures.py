@@ -18,7 +18,7 @@ import pytest
 from r2act.cluster.sim import SimulatedCluster
 from r2act.schema import KubeEvent, LogLine, TimeWindow
 
-from .conftest import NO_GLITCHES, Run, incident
+from .conftest import NO_GLITCHES, Run, config_fault, incident
 
 
 def _is_error(line: LogLine) -> bool:
@@ -53,9 +53,14 @@ def _warnings(events: list[KubeEvent]) -> list[KubeEvent]:
 
 @pytest.fixture
 def run_of(tmp_path: Path) -> Callable[..., Run]:
-    def make(service: str, fault: str, intensity: str = "severe") -> Run:
+    def make(
+        service: str,
+        fault: str,
+        intensity: str = "severe",
+        injected: dict[str, object] | None = None,
+    ) -> Run:
         cluster = SimulatedCluster(tmp_path / f"{service}-{fault}", glitches=NO_GLITCHES)
-        return Run(cluster, incident(service, fault, intensity))
+        return Run(cluster, incident(service, fault, intensity), injected)
 
     return make
 
@@ -118,7 +123,7 @@ def test_cpu_stress_saturates_the_pod_and_slows_callers(run_of: Callable[..., Ru
     assert _took_ms(run.lines(run.during)) > 3 * _took_ms(run.lines(run.pre))
 
 
-def test_memory_stress_beyond_the_limit_oom_kills_and_callers_fail(
+def test_memory_stress_beyond_the_limit_oom_kills_the_group_once(
     run_of: Callable[..., Run],
 ) -> None:
     run = run_of("cartservice", "memory_pressure")
@@ -126,7 +131,7 @@ def test_memory_stress_beyond_the_limit_oom_kills_and_callers_fail(
     working_set = 'container_memory_working_set_bytes{namespace="default"}'
     limit = 128 * 2**20
     assert max(_metric(run, working_set, run.pre, "cartservice")) < 0.6 * limit
-    assert max(_metric(run, working_set, run.during, "cartservice")) > 0.9 * limit
+    assert _metric(run, working_set, run.during, "cartservice")[-1] < 0.6 * limit
     reason = "kube_pod_container_status_last_terminated_reason"
     oom = [
         s
@@ -134,14 +139,15 @@ def test_memory_stress_beyond_the_limit_oom_kills_and_callers_fail(
         if s.labels.get("reason") == "OOMKilled"
     ]
     assert oom and oom[0].labels["pod"].startswith("cartservice-")
-    assert {"OOMKilling", "BackOff"} <= set(_pod_events(run, "cartservice"))
+    events = _pod_events(run, "cartservice")
+    assert "OOMKilling" not in events and "BackOff" not in events
     containers = [
         c for pod in run.cluster.state().pods if pod.app == "cartservice" for c in pod.containers
     ]
-    assert any(c.last_terminated_reason == "OOMKilled" for c in containers)
+    assert [c.last_terminated_reason for c in containers] == ["OOMKilled"]
     restarts = _metric(run, "kube_pod_container_status_restarts_total", run.during, "cartservice")
-    assert restarts[-1] >= 3
-    assert _errors(run.lines(run.during))["frontend"] > 10
+    assert restarts[-1] == 1
+    assert run.cluster.health().healthy
 
 
 def test_network_delay_slows_callers_and_at_severe_fails_probes(run_of: Callable[..., Run]) -> None:
@@ -157,7 +163,7 @@ def test_network_delay_slows_callers_and_at_severe_fails_probes(run_of: Callable
     assert _errors(during)["frontend"] > 10
 
 
-def test_http_error_replaces_the_route_status_for_the_entry_point_and_users(
+def test_http_error_misses_locusts_kept_alive_connections_but_not_the_prober(
     run_of: Callable[..., Run],
 ) -> None:
     run = run_of("cartservice", "http_error")
@@ -168,38 +174,36 @@ def test_http_error_replaces_the_route_status_for_the_entry_point_and_users(
         for line in during
         if line.service == "frontend" and "request complete" in line.line
     )
-    assert statuses[("/", 503)] > 0 and statuses[("/", 200)] == 0
-    assert any(p.startswith("/product/") and s == 200 for p, s in statuses)
+    assert statuses[("/", 503)] == 0 and statuses[("/", 200)] > 0
     report = [line.line for line in during if line.service == "loadgenerator"]
-    assert any("503 Server Error" in text and "GET /:" in text for text in report)
+    assert not any("503" in text and "GET /:" in text for text in report)
+    health = run.cluster.health()
+    assert not health.healthy and "GET /" in health.detail
 
 
-def test_http_abort_drops_the_route_and_its_backend_calls(run_of: Callable[..., Run]) -> None:
+def test_http_abort_fails_the_prober_while_old_connections_keep_the_backends_busy(
+    run_of: Callable[..., Run],
+) -> None:
     run = run_of("cartservice", "http_abort")
     _assert_clean_pre(run)
     during = run.lines(run.during)
-    assert any("context canceled" in line.line for line in during if line.service == "frontend")
-    assert any("RemoteDisconnected" in line.line for line in during)
     pre_rate = len([x for x in run.lines(run.pre) if x.service == "cartservice"]) / 300
     during_rate = len([x for x in during if x.service == "cartservice"]) / 120
-    assert during_rate < 0.95 * pre_rate
+    assert during_rate > 0.8 * pre_rate
+    assert not run.cluster.health().healthy
 
 
 @pytest.mark.parametrize(
     ("fault", "symptom"), [("dns_fault", "no such host"), ("dns_random", "i/o timeout")]
 )
-def test_dns_faults_break_resolution_at_the_callers_and_starve_the_service(
+def test_a_broken_address_fails_only_its_caller(
     run_of: Callable[..., Run], fault: str, symptom: str
 ) -> None:
-    run = run_of("cartservice", fault)
+    run = run_of("cartservice", fault, injected=config_fault("cartservice", fault))
     _assert_clean_pre(run)
     during = run.lines(run.during)
-    callers = {
-        line.service
-        for line in during
-        if symptom in line.line and ("cartservice" in line.line or ":7070" in line.line)
-    }
-    assert {"frontend", "checkoutservice"} <= callers
-    assert not [line for line in during if line.service == "cartservice"]
+    callers = {line.service for line in during if symptom in line.line}
+    assert callers == {"frontend"}
+    assert [line for line in during if line.service == "cartservice"]  # checkout still calls
     loudest = _errors(during).most_common(1)[0][0]
     assert loudest == "frontend"

@@ -17,7 +17,7 @@ from typing import Any
 
 from r2act.cluster.sim.state import ChaosRec, PodRec
 from r2act.errors import PermanentClusterError
-from r2act.schema import ChaosEvent, ChaosRecord, ChaosStatus
+from r2act.schema import ChaosEvent, ChaosRecord, ChaosStatus, memory_bytes
 
 KINDS = ("PodChaos", "StressChaos", "NetworkChaos", "HTTPChaos", "DNSChaos")
 CONTAINER_LEVEL = frozenset({"StressChaos", "DNSChaos"})
@@ -203,10 +203,7 @@ def _record(rec: ChaosRec, pod: str, t: float, stopped: bool) -> ChaosRecord:
     applied = rfc3339(rec.applied_at)
     if rec.injection_failed:
         failure = ChaosEvent(
-            type="Failed",
-            operation="Apply",
-            message=f"rpc error: code = Unknown desc = failed to apply chaos on {pod}",
-            timestamp=applied,
+            type="Failed", operation="Apply", message=apply_error(rec, pod), timestamp=applied
         )
         return ChaosRecord(id=record_id, phase="Not Injected", events=[failure])
     events = [ChaosEvent(type="Succeeded", operation="Apply", timestamp=applied)]
@@ -217,3 +214,92 @@ def _record(rec: ChaosRec, pod: str, t: float, stopped: bool) -> ChaosRecord:
             id=record_id, phase="Not Injected", injected_count=1, recovered_count=1, events=events
         )
     return ChaosRecord(id=record_id, phase="Injected", injected_count=1, events=events)
+
+
+CONFIG_FAULT_KIND = "ConfigFault"
+CONFIG_FAULT_API = "r2act.io/v1alpha1"
+CONFIG_FAULT_ANNOTATION = "r2act.io/config-fault"
+"""Deployment annotation holding the originals a ConfigFault replaced (see CONTRACTS)."""
+
+
+@dataclass(frozen=True)
+class ConfigSpec:
+    """What a ConfigFault changes in one deployment's pod template."""
+
+    deployment: str
+    container: str
+    env: tuple[tuple[str, str], ...] = ()
+    memory_limit: int | None = None
+
+
+def parse_config_fault(obj: Mapping[str, Any]) -> tuple[str, ConfigSpec]:
+    """(name, spec) of an r2act ConfigFault; PermanentClusterError when malformed."""
+    metadata = obj.get("metadata") or {}
+    name = str(metadata.get("name", ""))
+    spec = obj.get("spec") or {}
+    if obj.get("apiVersion") != CONFIG_FAULT_API:
+        raise _bad(name, f"ConfigFault apiVersion must be {CONFIG_FAULT_API}")
+    if not name:
+        raise _bad(name, "metadata.name is missing")
+    deployment, container = spec.get("deployment"), spec.get("container")
+    if not isinstance(deployment, str) or not isinstance(container, str):
+        raise _bad(name, "ConfigFault spec needs deployment and container names")
+    env, resources = spec.get("env"), spec.get("resources")
+    if (env is None) == (resources is None):
+        raise _bad(name, "ConfigFault spec needs exactly one of env and resources")
+    if env is not None:
+        if not isinstance(env, Mapping) or not env:
+            raise _bad(name, "ConfigFault env must map variable names to values")
+        pairs = tuple(sorted((str(k), str(v)) for k, v in env.items()))
+        return name, ConfigSpec(deployment, container, env=pairs)
+    limits = (resources or {}).get("limits") or {}
+    if set(limits) != {"memory"} or set(resources or {}) != {"limits"}:
+        raise _bad(name, "ConfigFault resources must be {limits: {memory: <quantity>}}")
+    try:
+        limit = memory_bytes(str(limits["memory"]))
+    except ValueError as exc:
+        raise _bad(name, f"memory limit {limits['memory']!r}: {exc}") from exc
+    return name, ConfigSpec(deployment, container, memory_limit=limit)
+
+
+DNS_INJECT_FAILURE: dict[str, str] = {
+    "frontend": "no shell in the image (gcr.io/distroless/static)",
+    "checkoutservice": "no shell in the image (gcr.io/distroless/static)",
+    "productcatalogservice": "no shell in the image (gcr.io/distroless/static)",
+    "shippingservice": "no shell in the image (gcr.io/distroless/static)",
+    "cartservice": "no shell in the image (runtime-deps noble-chiseled)",
+}
+"""Why chaos-daemon's ``sh -c "cp /etc/resolv.conf ..."`` (dns_server.go L57, L74) fails in
+each Online Boutique caller; every other container has a shell but a read-only root
+(``readOnlyRootFilesystem: true`` in the release manifest), so the backup copy under /etc
+fails instead."""
+
+READ_ONLY_ETC = (
+    "error code: exit status 1, msg: cp: can't create '/etc/resolv.conf.chaos.bak': "
+    "Read-only file system"
+)
+NO_SHELL = 'error code: exit status 1, msg: exec: "sh": executable file not found in $PATH'
+
+
+def dns_injection_error(app: str, read_only_root: bool = True) -> str | None:
+    """The daemon's error when DNSChaos is applied to ``app``'s container (None: it works)."""
+    if app in DNS_INJECT_FAILURE:
+        return NO_SHELL
+    return READ_ONLY_ETC if read_only_root else None
+
+
+def apply_error(rec: ChaosRec, pod: str) -> str:
+    """The error chaos-daemon returns when applying ``rec`` to ``pod`` fails."""
+    if rec.kind == "DNSChaos":
+        app = max((a for a in _apps(rec) if pod.startswith(f"{a}-")), key=len, default="")
+        reason = dns_injection_error(app)
+        if reason is not None:
+            return f"rpc error: code = Unknown desc = {reason}"
+    return f"rpc error: code = Unknown desc = {pod}: exit status 1"
+
+
+def _apps(rec: ChaosRec) -> tuple[str, ...]:
+    try:
+        return selected_apps(rec.spec.get("selector") or {}, rec.name)  # type: ignore[arg-type]
+    except PermanentClusterError:
+        return ()

@@ -23,8 +23,9 @@ from r2act.cluster.base import (
     ChaosObject,
     Cluster,
 )
+from r2act.cluster.sim import configfault
 from r2act.cluster.sim.calibration import log_scale
-from r2act.cluster.sim.chaos import chaos_status
+from r2act.cluster.sim.chaos import CONFIG_FAULT_KIND, chaos_status
 from r2act.cluster.sim.events import window_events
 from r2act.cluster.sim.glitches import Glitches
 from r2act.cluster.sim.lifecycle import create, creation_events, delete, incident_of
@@ -215,9 +216,12 @@ class SimulatedCluster:
         """Create the chaos object; its records select the pods that exist now."""
         incident = incident_of(chaos)
         self._call("inject", incident)
-        rec, fault = create(self._state, self.topology, chaos)
-        self.glitches.decide(rec, fault)
-        creation_events(self._state, rec)
+        if chaos.get("kind") == CONFIG_FAULT_KIND:
+            rec = configfault.inject(self._state, self.topology, chaos)
+        else:
+            rec, fault = create(self._state, self.topology, chaos)
+            self.glitches.decide(rec, fault)
+            creation_events(self._state, rec)
         self._changed()
         return ChaosRef(kind=rec.kind, name=rec.name, namespace=rec.namespace, incident_id=incident)
 
@@ -227,6 +231,8 @@ class SimulatedCluster:
         rec = self._find(ref)
         if rec is None:
             return ChaosStatus(kind=ref.kind, name=ref.name, exists=False)
+        if rec.kind == CONFIG_FAULT_KIND:
+            return configfault.status(self._state, rec)
         return chaos_status(rec, self._state.now)
 
     def _find(self, ref: ChaosRef) -> ChaosRec | None:
@@ -237,6 +243,10 @@ class SimulatedCluster:
         self._call("remove", ref.incident_id)
         rec = self._find(ref)
         if rec is None:
+            return
+        if rec.kind == CONFIG_FAULT_KIND:
+            configfault.remove(self._state, self.topology, rec)
+            self._changed()
             return
         delete(self._state, rec, "api")
         self._state.now += min(REMOVE_WAIT_S, max(0.0, timeout_s))
@@ -251,8 +261,10 @@ class SimulatedCluster:
                 incident_id=r.labels.get(INCIDENT_LABEL),
             )
             for r in self._state.chaos
-            if r.deleted_at is None and r.labels.get(MANAGED_BY_LABEL) == MANAGED_BY
-        ]
+            if r.deleted_at is None
+            and r.kind != CONFIG_FAULT_KIND
+            and r.labels.get(MANAGED_BY_LABEL) == MANAGED_BY
+        ] + configfault.leftovers(self._state)
 
     def leftovers(self) -> list[ChaosRef]:
         """Every chaos object labelled as managed by r2act that still exists."""

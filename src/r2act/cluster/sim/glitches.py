@@ -9,7 +9,7 @@ so that a paper-scale campaign leaves an audit trail of rejected incidents.
 from __future__ import annotations
 
 from r2act.campaigns import GlitchRates
-from r2act.cluster.sim.chaos import Fault
+from r2act.cluster.sim.chaos import Fault, dns_injection_error
 from r2act.cluster.sim.seeding import between, unit
 from r2act.cluster.sim.state import ChaosRec
 from r2act.errors import PermanentClusterError, TransientClusterError
@@ -53,6 +53,8 @@ class Glitches:
         """Fill in the object's glitch decisions and healing time."""
         key = (rec.name, rec.created_at)
         rec.injection_failed = unit(self.seed, "inject", *key) < self.rates.injection_failure
+        if fault.effect == "dns" and any(dns_injection_error(app) for app in fault.apps):
+            rec.injection_failed = True  # the daemon cannot rewrite resolv.conf there
         if unit(self.seed, "gap", *key) < self.rates.metric_gap:
             start = rec.applied_at + between(self.seed, 10.0, 50.0, "gap-start", *key)
             rec.metric_gap = (start, start + between(self.seed, 45.0, 90.0, "gap-len", *key))

@@ -12,7 +12,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from r2act.cluster.base import INCIDENT_LABEL
-from r2act.cluster.sim.chaos import CONTAINER_LEVEL, Fault, duration_s, parse_chaos, select_pods
+from r2act.cluster.sim.chaos import (
+    CONTAINER_LEVEL,
+    Fault,
+    apply_error,
+    duration_s,
+    parse_chaos,
+    select_pods,
+)
 from r2act.cluster.sim.events import event
 from r2act.cluster.sim.state import ChaosRec, SimState
 from r2act.errors import ConflictError, PermanentClusterError
@@ -21,6 +28,8 @@ from r2act.schema import Topology
 SOURCE = "chaos-controller-manager"
 APPLY_DELAY_S = 1.0
 """Seconds between creation and the daemon applying the records."""
+RETRIES_S = (0.0, 1.0, 3.0, 7.0, 15.0, 31.0, 63.0, 127.0, 255.0)
+"""When a failing apply is tried again (the controller's exponential requeue, inferred)."""
 
 
 def incident_of(chaos: Mapping[str, Any]) -> str | None:
@@ -98,15 +107,22 @@ def creation_events(state: SimState, rec: ChaosRec) -> None:
     event(state, rec.created_at + 0.2, "Started", about, "Experiment has started", source=SOURCE)
     for pod in rec.pods:
         if rec.injection_failed:
-            event(
-                state,
-                rec.applied_at,
-                "Failed",
-                about,
-                f"Failed to apply chaos: rpc error: code = Unknown desc = {pod}: exit status 1",
-                source=SOURCE,
-                warning=True,
-            )
+            # The records controller requeues a failed apply (needRetry) and fails again:
+            # the recorder folds the repeats into one event with a count.
+            retries = RETRIES_S if rec.kind == "DNSChaos" else (0.0,)
+            last = rec.created_at + (rec.duration_s or max(RETRIES_S))
+            for delay in retries:
+                if rec.applied_at + delay > last:
+                    break
+                event(
+                    state,
+                    rec.applied_at + delay,
+                    "Failed",
+                    about,
+                    f"Failed to apply chaos: {apply_error(rec, pod)}",
+                    source=SOURCE,
+                    warning=True,
+                )
         else:
             event(
                 state,

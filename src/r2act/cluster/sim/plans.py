@@ -1,11 +1,17 @@
 """Recovery plans as the API server and controllers would carry them out.
 
 Mechanics, not labels: a restart or any template change rolls out *new* pods, which no
-chaos object selected, so pod-level faults (pod-failure, stress, delay) clear once they are
-ready; scale-out adds clean replicas that dilute a CPU-stressed one; rollback_config and
-repair_dependency delete the injected rule only when their scope / dependency matches it
-and the target is on that route / dependency path; a plan on an unrelated deployment
-changes nothing that matters. Each function returns the ``Change`` records ``undo`` needs.
+chaos object selected, so pod-level faults (pod-failure, stress, delay, HTTP rules) clear
+once they are ready; a restart keeps the template, so a broken env or a too-low memory
+limit (ConfigFault) comes back with the new pods. Scale-out adds replicas that existing
+clients never reach (pinned connections, ``pinning``). ``repair_dependency(C, S:port)``
+sets C's address variable for S back to the release manifest's value (a rollout of C);
+``rollback_deployment`` rolls the previous template out again; ``increase_memory_limit``
+patches the limit (a rollout). ``rollback_config`` deletes the HTTPChaos rule its scope
+names on a route of the target. A rollout whose new pods never become ready (OOM at every
+start) is stuck: the old pods keep serving, as with the Deployment's default RollingUpdate
+(maxUnavailable 25% rounds down to 0 for one replica). Each function returns the
+``Change`` records ``undo`` needs.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from r2act.cluster.sim.events import event
 from r2act.cluster.sim.lifecycle import delete
 from r2act.cluster.sim.seeding import between
 from r2act.cluster.sim.state import PodRec, SimState, TemplateRec, new_pod_name, replica_set_hash
+from r2act.cluster.sim.timeline import START_WS
 from r2act.errors import NotFoundError, PermanentClusterError
 from r2act.schema import (
     Change,
@@ -44,6 +51,7 @@ def create_pod(state: SimState, topology: Topology, app: str, now: float) -> Pod
         app=app,
         revision=dep.template.revision,
         memory_limit=dep.template.memory_limit,
+        env=dict(dep.template.env),
         created_at=now,
         ready_at=ready,
     )
@@ -101,6 +109,8 @@ def rollout(
         source="deployment-controller",
     )
     fresh = [create_pod(state, topology, app, now) for _ in range(dep.replicas)]
+    if never_ready(topology, app, template):
+        return  # stuck: the old replica set keeps serving until the template changes again
     last_ready = max((p.ready_at for p in fresh), default=now)
     for index, pod in enumerate(old):
         at = fresh[index].ready_at if index < len(fresh) else last_ready
@@ -115,6 +125,12 @@ def rollout(
             f"Scaled down replica set {rs_old} from {len(old)} to 0",
             source="deployment-controller",
         )
+
+
+def never_ready(topology: Topology, app: str, template: TemplateRec) -> bool:
+    """Pods of ``template`` are OOM-killed before their first readiness (``timeline``)."""
+    request = memory_bytes(topology.deployment(app).main.memory_request)
+    return template.memory_limit < START_WS * request
 
 
 def scale(state: SimState, topology: Topology, app: str, replicas: int, now: float) -> None:
@@ -148,11 +164,16 @@ def _next(template: TemplateRec, state: SimState, app: str, **changes: object) -
 
 
 def _template_json(template: TemplateRec) -> dict[str, object]:
-    return {
+    data: dict[str, object] = {
         "revision": template.revision,
         "memory_limit": format_mebibytes(template.memory_limit),
         "annotations": dict(template.annotations),
     }
+    if template.env:
+        data["env"] = dict(template.env)
+    if template.memory_request is not None:
+        data["memory_request"] = format_mebibytes(template.memory_request)
+    return data
 
 
 def apply(state: SimState, topology: Topology, plan: RecoveryPlan, now: float) -> list[Change]:
@@ -208,40 +229,57 @@ def apply(state: SimState, topology: Topology, plan: RecoveryPlan, now: float) -
     if isinstance(plan, RollbackConfig):
         return _remove_rules(state, topology, plan, now)
     if isinstance(plan, RepairDependency):
-        return _remove_rules(state, topology, plan, now)
+        return repair(state, topology, plan, now)
     return []
+
+
+def repair(state: SimState, topology: Topology, plan: RepairDependency, now: float) -> list[Change]:
+    """Set the target's address variable for the dependency back to the manifest's value."""
+    spec = topology.deployment(plan.target)
+    variable = next((k for k, v in spec.env.items() if v == plan.dependency), None)
+    dep = state.deployments[plan.target]
+    if variable is None or variable not in dep.template.env:
+        return []
+    before = _template_json(dep.template)
+    env = {k: v for k, v in dep.template.env.items() if k != variable}
+    rollout(state, topology, plan.target, _next(dep.template, state, plan.target, env=env), now)
+    return [
+        Change(
+            kind="template",
+            deployment=plan.target,
+            before=before,
+            after=_template_json(dep.template),
+        )
+    ]
 
 
 def set_memory(state: SimState, topology: Topology, app: str, limit: int, now: float) -> Change:
     """Patch the main container's memory limit (a template change, hence a rollout)."""
-    request = memory_bytes(topology.deployment(app).main.memory_request)
+    dep = state.deployments[app]
+    request = dep.template.memory_request
+    if request is None:
+        request = memory_bytes(topology.deployment(app).main.memory_request)
     if limit < request:
         raise PermanentClusterError(
             f"Deployment.apps {app!r} is invalid: limits.memory {format_mebibytes(limit)} must be "
             f"greater than or equal to the memory request {format_mebibytes(request)}"
         )
-    dep = state.deployments[app]
     before = format_mebibytes(dep.template.memory_limit)
     rollout(state, topology, app, _next(dep.template, state, app, memory_limit=limit), now)
     return Change(kind="memory_limit", deployment=app, before=before, after=format_mebibytes(limit))
 
 
 def _remove_rules(
-    state: SimState, topology: Topology, plan: RollbackConfig | RepairDependency, now: float
+    state: SimState, topology: Topology, plan: RollbackConfig, now: float
 ) -> list[Change]:
     changes: list[Change] = []
     for rec in state.chaos:
-        if rec.deleted_at is not None:
+        if rec.deleted_at is not None or rec.kind != "HTTPChaos":
             continue
         _, _, fault = parse_chaos(
             {"kind": rec.kind, "metadata": {"name": rec.name}, "spec": rec.spec}
         )
-        if isinstance(plan, RollbackConfig):
-            if fault.effect != "http" or not _scope_matches(
-                topology, plan, fault.http_method, fault.http_path
-            ):
-                continue
-        elif fault.effect != "dns" or not _dependency_matches(topology, plan, fault.dns_hosts):
+        if not _scope_matches(topology, plan, fault.http_method, fault.http_path):
             continue
         delete(state, rec, plan.operation)
         changes.append(Change(kind="chaos_removed", before={"kind": rec.kind, "name": rec.name}))
@@ -258,16 +296,6 @@ def _scope_matches(topology: Topology, plan: RollbackConfig, method: str | None,
     )
 
 
-def _dependency_matches(topology: Topology, plan: RepairDependency, hosts: tuple[str, ...]) -> bool:
-    """The plan names the broken endpoint exactly, from the service or one of its callers."""
-    name, _, port = plan.dependency.partition(":")
-    if name not in hosts or name not in topology.names:
-        return False
-    if str(topology.deployment(name).service_port) != port:
-        return False
-    return plan.target == name or plan.target in topology.callers(name)
-
-
 def undo(state: SimState, topology: Topology, changes: list[Change], now: float) -> None:
     """Revert replicas and templates (restarts and removed faults cannot be taken back)."""
     for change in reversed(changes):
@@ -281,7 +309,9 @@ def undo(state: SimState, topology: Topology, changes: list[Change], now: float)
         elif change.kind == "template" and isinstance(change.before, dict):
             dep = state.deployments[app]
             limit = change.before.get("memory_limit")
+            request = change.before.get("memory_request")
             annotations = change.before.get("annotations")
+            env = change.before.get("env")
             rollout(
                 state,
                 topology,
@@ -293,7 +323,9 @@ def undo(state: SimState, topology: Topology, changes: list[Change], now: float)
                     memory_limit=memory_bytes(limit)
                     if isinstance(limit, str)
                     else dep.template.memory_limit,
+                    memory_request=memory_bytes(request) if isinstance(request, str) else None,
                     annotations=dict(annotations) if isinstance(annotations, dict) else {},
+                    env=dict(env) if isinstance(env, dict) else {},
                 ),
                 now,
             )

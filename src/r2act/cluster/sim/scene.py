@@ -1,37 +1,48 @@
 """The system's condition at one instant: who is up, how fast calls are, what fails, and why.
 
-A ``Scene`` folds the pod timelines (readiness, faults) into per-service and per-edge
-conditions and pushes the user traffic through the route call trees. Everything the
-simulator reports — log lines, metrics, health — is read off scenes, so logs, metrics and
-the health probe always agree with each other.
+A ``Scene`` folds the pod timelines (readiness, faults, the pods' env) into per-service and
+per-edge conditions and pushes the user traffic through the route call trees. Everything
+the simulator reports — log lines, metrics, health — is read off scenes, so logs, metrics
+and the health probe always agree with each other.
+
+Connections are pinned (``pinning``): each gRPC client holds one HTTP/2 connection to one
+pod of a callee and each Locust user one keep-alive connection to one frontend pod, so a
+pod's load is the share of connections it holds, not ``1 / replicas``.
 
 CPU stress is a queueing effect: a stressed pod keeps ``1/rho1`` of the capacity its
 nominal traffic needs (rho1 grows with the stressor's cores), and its per-call latency is
-``base * (K / (1 - rho) - 1)`` with rho = rho1 x load / ready replicas; at rho >= 1 calls
-time out. Spreading traffic over more replicas lowers rho, which is why scale-out helps,
-and why a severe stress needs more replicas than a moderate one.
+``base * (K / (1 - rho) - 1)`` with rho = rho1 x load x the pod's share of connections;
+near and beyond rho = 1 the queue grows until calls take seconds. No call times out: the
+only per-call deadline in Online Boutique is the frontend's 100 ms on ads.
+
+Seams for the texts (``podlogs*``): ``RouteView.causes`` names, per failing request, the
+backend the handler called directly (its wrap message follows that backend) and the
+failure kind; ``Scene.call_errors`` counts failed calls per caller including tolerated
+ones (frontend warnings for recommendations and ads, checkout's e-mail warning);
+``Scene.addresses`` holds the address a caller dialled when its env points elsewhere.
+Failure kinds: ``unavailable`` (nothing ready: connection refused), ``deadline`` (ads
+only), ``dns_error`` (NXDOMAIN: the env names a host that does not exist),
+``dns_servfail`` (DNSChaos error where it could be injected), ``dns_random`` (a wrong IPv4:
+connect timeout), ``upstream|<kind>|<root>`` (the callee failed because its own callee did).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from r2act.cluster.oracle import slow_share
+from r2act.cluster.sim.pinning import Pinning
 from r2act.cluster.sim.timeline import PodTimeline
-from r2act.cluster.sim.traffic import (
-    SERVICE_MS,
-    SLO_BUDGET_MS,
-    Call,
-    route_calls,
-    route_rates,
-)
+from r2act.cluster.sim.traffic import SERVICE_MS, Call, route_calls, route_rates
 from r2act.schema import Topology
 
 QUEUE_K = 6.0
 """Throttling inflation of a stressed pod's service time (CFS quota waits)."""
-DEADLINE_MS = 1000.0
-"""Latency a caller sees for calls that time out."""
+SATURATED_MS = 3000.0
+"""Latency of a call to a pod whose queue grows without bound (rho >= 1)."""
 DEFAULT_USERS = 10
 
 
@@ -44,37 +55,45 @@ class ServiceView:
     fail: float = 0.0
     kind: str = "unavailable"
     extra_ms: float = 0.0
+    """Extra latency of a call, averaged over the service's traffic."""
     egress_ms: float = 0.0
     rho: dict[str, float] = field(default_factory=dict)
+    share: dict[str, float] = field(default_factory=dict)
+    """Share of the service's traffic each ready pod receives (pinned connections)."""
+    caller_extra: dict[str, float] = field(default_factory=dict)
+    """Extra latency of a call as each calling app sees it (its connections' pods)."""
+
+    def extra_for(self, caller: str) -> float:
+        """Extra latency a call from ``caller`` sees."""
+        return self.caller_extra.get(caller, self.extra_ms)
 
 
 @dataclass
 class RouteView:
-    """One frontend route at the instant, from the users' side."""
+    """One frontend route at the instant, from the users' and from the prober's side."""
 
     rate: float
     fail: float = 0.0
     causes: list[tuple[float, str, str]] = field(default_factory=list)
-    """(probability, error kind, service at fault) of a failing request."""
+    """(probability, error kind, backend the handler called) of a failing user request."""
     extra_ms: float = 0.0
+    base_ms: float = 0.0
+    """Latency of the page on a healthy system."""
     http_code: int | None = None
     http_share: float = 0.0
+    """Share of user requests whose answer an HTTPChaos proxy replaces (the app logged 200)."""
     abort_share: float = 0.0
+    """Share of user requests an HTTPChaos proxy aborts before the app sees them."""
     user_dns: tuple[float, str] = (0.0, "")
     frontend_down: float = 0.0
+    probe_fail: float = 0.0
+    """Chance that a probe request (fresh connection, any ready frontend pod) errors."""
+    probe_extra_ms: float = 0.0
 
-    @property
-    def slow(self) -> float:
-        """Share of requests slower than the baseline plus the SLO budget."""
-        z = (self.extra_ms - SLO_BUDGET_MS) / 15.0
-        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
-
-    def bad(self, *, user: bool = True) -> float:
-        """Share of requests that fail or are too slow (from users or from a prober)."""
-        fail = self.fail
-        if not user and self.user_dns[0] > 0:
-            fail = 1 - (1 - fail) / max(1e-9, 1 - self.user_dns[0])
-        return fail + (1 - fail) * self.slow
+    def probe_failure(self) -> float:
+        """Chance that one probe request fails: an error or an answer over the budget."""
+        fail = min(1.0, max(0.0, self.probe_fail))
+        return fail + (1 - fail) * slow_share(self.base_ms + self.probe_extra_ms)
 
 
 @dataclass
@@ -93,30 +112,79 @@ class Scene:
     timelines: dict[str, PodTimeline]
     disturbed_since: float | None = None
     """Start of the earliest fault acting now (None when none is)."""
+    addresses: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(caller, callee) -> the address the caller dials when it is not the manifest's."""
+
+
+def address_kind(address: str, callee: str, namespace_hosts: set[str]) -> str | None:
+    """How dialling ``address`` for ``callee`` fails: None when it reaches the callee."""
+    host = address.rsplit(":", 1)[0]
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        pass
+    else:
+        return "dns_random"
+    in_cluster = host.startswith(f"{callee}.") and host.endswith((".svc", ".svc.cluster.local"))
+    if host == callee or in_cluster:
+        return None
+    if host in namespace_hosts and host != callee:
+        return "unavailable"
+    return "dns_error"
 
 
 def _edge_faults(
-    topology: Topology, timelines: dict[str, PodTimeline], views: dict[str, ServiceView], t: float
-) -> tuple[dict[tuple[str, str], tuple[float, str]], list[tuple[float, PodTimeline, int | None]]]:
+    topology: Topology,
+    timelines: dict[str, PodTimeline],
+    views: dict[str, ServiceView],
+    t: float,
+    addresses: dict[tuple[str, str], str],
+) -> tuple[dict[tuple[str, str], tuple[float, str]], list[tuple[PodTimeline, int | None, float]]]:
     edges: dict[tuple[str, str], tuple[float, str]] = {}
-    http: list[tuple[float, PodTimeline, int | None]] = []
+    http: list[tuple[PodTimeline, int | None, float]] = []
+    hosts = set(topology.names)
     for app, view in views.items():
+        spec = topology.deployment(app) if app in hosts else None
+        manifest = {v: k for k, v in spec.env.items()} if spec is not None else {}
         for pod in view.ready:
             line = timelines[pod]
-            share = 1.0 / len(view.ready)
+            share = view.share.get(pod, 1.0 / len(view.ready))
             for active in line.active(t, "dns"):
+                kind = "dns_random" if active.fault.dns_action == "random" else "dns_servfail"
                 for host in active.fault.dns_hosts:
-                    kind = "dns_" + active.fault.dns_action
                     old = edges.get((app, host), (0.0, kind))[0]
                     edges[(app, host)] = (min(1.0, old + share), kind)
+            if line.pod.env and spec is not None:
+                for variable, value in line.pod.env.items():
+                    original = spec.env.get(variable)
+                    if original is None or original == value or original not in manifest:
+                        continue
+                    callee = original.split(":")[0]
+                    kind_or_none = address_kind(value, callee, hosts)
+                    if kind_or_none is None:
+                        continue
+                    old = edges.get((app, callee), (0.0, kind_or_none))[0]
+                    edges[(app, callee)] = (min(1.0, old + share), kind_or_none)
+                    addresses[(app, callee)] = value
             if app == topology.entrypoint:
                 for active in line.active(t, "http"):
-                    http.append((share, line, active.fault.http_code))
+                    http.append((line, active.fault.http_code, active.start))
     return edges, http
 
 
+def _pod_extra(base: float, line: PodTimeline, t: float, rho: float) -> tuple[float, float]:
+    """(extra latency of a call served by this pod, extra egress latency of its calls)."""
+    extra = egress = 0.0
+    if line.active(t, "cpu"):
+        extra += SATURATED_MS if rho >= 1.0 else min(SATURATED_MS, base * (QUEUE_K / (1 - rho) - 1))
+    for active in line.active(t, "delay"):
+        extra += active.fault.latency_ms
+        egress += active.fault.latency_ms
+    return extra, egress
+
+
 def _service_views(
-    topology: Topology, timelines: dict[str, PodTimeline], t: float, users: int
+    topology: Topology, timelines: dict[str, PodTimeline], t: float, users: int, pins: Pinning
 ) -> dict[str, ServiceView]:
     views: dict[str, ServiceView] = {d.name: ServiceView() for d in topology.deployments}
     for name, line in timelines.items():
@@ -131,35 +199,41 @@ def _service_views(
         if not view.ready:
             view.fail, view.kind = 1.0, "unavailable"
             continue
+        by_caller = pins.shares(app, view.ready, t)
+        view.share = pins.total(by_caller, view.ready)
         base = SERVICE_MS.get(app, 3.0)
-        share = 1.0 / len(view.ready)
-        timeouts = 0.0
+        pod_extra: dict[str, float] = {}
         for pod in view.ready:
             line = timelines[pod]
+            rho = 0.0
             for active in line.active(t, "cpu"):
-                rho = (0.5 + 0.5 * active.fault.cpu_cores) * load / len(view.ready)
+                rho = (0.5 + 0.5 * active.fault.cpu_cores) * load * view.share[pod]
                 view.rho[pod] = rho
-                if rho < 1.0:
-                    view.extra_ms += share * base * (QUEUE_K / (1.0 - rho) - 1.0)
-                else:
-                    timeouts += share * (1.0 - 1.0 / rho)
-                    view.extra_ms += share * DEADLINE_MS
-            for active in line.active(t, "delay"):
-                view.extra_ms += share * active.fault.latency_ms
-                view.egress_ms += share * active.fault.latency_ms
-                if active.fault.latency_ms > DEADLINE_MS:
-                    timeouts += share * 0.3
-        if timeouts > 0:
-            view.fail, view.kind = min(1.0, timeouts), "deadline"
+            extra, egress = _pod_extra(base, line, t, rho)
+            pod_extra[pod] = extra
+            view.extra_ms += view.share[pod] * extra
+            view.egress_ms += view.share[pod] * egress
+        view.caller_extra = {
+            caller: sum(s * pod_extra[p] for p, s in shares.items())
+            for caller, shares in by_caller.items()
+        }
     return views
+
+
+def _route_base(call: Call) -> float:
+    """Latency of one call on a healthy system: the callee's work plus its own calls."""
+    own = SERVICE_MS.get(call.callee, 3.0)
+    return own + sum(child.count * _route_base(child) for child in call.children)
 
 
 def build_scene(
     topology: Topology, timelines: dict[str, PodTimeline], t: float, users: int
 ) -> Scene:
     """Push the users' traffic through the system as it is at ``t``."""
-    views = _service_views(topology, timelines, t, users)
-    edges, http = _edge_faults(topology, timelines, views, t)
+    pins = Pinning(topology, timelines, users)
+    views = _service_views(topology, timelines, t, users, pins)
+    addresses: dict[tuple[str, str], str] = {}
+    edges, http = _edge_faults(topology, timelines, views, t, addresses)
     scene = Scene(
         t=t,
         services=views,
@@ -168,37 +242,54 @@ def build_scene(
         served=defaultdict(lambda: defaultdict(float)),
         call_errors=defaultdict(lambda: defaultdict(float)),
         timelines=timelines,
+        addresses=addresses,
     )
     starts = [a.start for line in timelines.values() for a in line.faults if a.start <= t < a.end]
     scene.disturbed_since = min(starts) if starts else None
     entry = topology.entrypoint
     front = views[entry]
     user_edge = edges.get((topology.load_generator or "", entry), (0.0, ""))
+    user_pins = pins.shares(entry, front.ready, t).get(topology.load_generator or "", {})
+    opened = pins.opened(entry, front.ready, t)
     rates = route_rates(topology, users)
     for route in topology.routes:
         rate = rates[route.scope]
         view = RouteView(rate=rate, user_dns=user_edge, frontend_down=front.fail)
-        for share, line, code in http:
-            if _matches(line, route.method, route.path, t):
-                if code is None:
-                    view.abort_share += share
-                else:
-                    view.http_share += share
-                    view.http_code = code
+        probe_abort = probe_http = 0.0
+        for line, code, applied in http:
+            if not _matches(line, route.method, route.path, t):
+                continue
+            name = line.pod.name
+            probe_share = 1.0 / len(front.ready) if name in front.ready else 0.0
+            # Locust's keep-alive connections opened before the rule bypass the proxy.
+            user_share = user_pins.get(name, 0.0) if opened.get(name, -math.inf) >= applied else 0.0
+            if code is None:
+                probe_abort += probe_share
+                view.abort_share += user_share
+            else:
+                probe_http += probe_share
+                view.http_share += user_share
+                view.http_code = code
         reach = (1 - user_edge[0]) * (1 - front.fail) * (1 - view.abort_share)
         scene.received[entry] += rate * reach
         survive = 1.0
-        extra = front.extra_ms + front.egress_ms
+        extra = front.extra_for(topology.load_generator or "") + front.egress_ms
+        probe_extra = front.extra_ms + front.egress_ms
+        base = SERVICE_MS.get(entry, 8.0)
         for call in route_calls(topology, route.scope):
-            fail, causes, call_extra = _call(scene, edges, entry, call, rate * reach)
+            fail, causes, call_extra = _call(scene, edges, entry, call, rate * reach * survive)
             extra += call.count * call_extra
+            probe_extra += call.count * call_extra
+            base += call.count * _route_base(call)
             if call.fatal and fail > 0:
+                view.causes.extend((survive * p * call.count, k, s) for p, k, s in causes)
                 survive *= (1 - fail) ** call.count
-                view.causes.extend((p * call.count, k, s) for p, k, s in causes)
-        view.extra_ms = extra
+        view.extra_ms, view.probe_extra_ms, view.base_ms = extra, probe_extra, base
         ok_user = (1 - user_edge[0]) * (1 - front.fail) * (1 - view.abort_share)
         ok_user *= (1 - view.http_share) * survive
         view.fail = 1 - ok_user
+        ok_probe = (1 - front.fail) * (1 - probe_abort) * (1 - probe_http) * survive
+        view.probe_fail = 1 - ok_probe
         scene.routes[route.scope] = view
     return scene
 
@@ -220,7 +311,10 @@ def _call(
     call: Call,
     rate: float,
 ) -> tuple[float, list[tuple[float, str, str]], float]:
-    """(failure probability, causes, extra ms) of one call; accumulates traffic on the way."""
+    """(failure probability, causes, extra ms) of one call; accumulates traffic on the way.
+
+    A handler stops at its first failing call that it does not tolerate, so each call's
+    traffic is what survived the fatal calls before it."""
     callee = scene.services.get(call.callee) or ServiceView(fail=1.0)
     caller_view = scene.services.get(caller) or ServiceView()
     p_edge, edge_kind = edges.get((caller, call.callee), (0.0, ""))
@@ -229,14 +323,21 @@ def _call(
     scene.received[call.callee] += arrive
     child_survive = 1.0
     child_causes: list[tuple[float, str, str]] = []
-    extra = caller_view.egress_ms + callee.extra_ms
+    extra = caller_view.egress_ms + callee.extra_for(caller)
     for child in call.children:
-        c_fail, c_causes, c_extra = _call(scene, edges, call.callee, child, arrive)
+        c_fail, c_causes, c_extra = _call(scene, edges, call.callee, child, arrive * child_survive)
         extra += child.count * c_extra
         if child.fatal and c_fail > 0:
+            child_causes.extend((child_survive * p * child.count, k, s) for p, k, s in c_causes)
             child_survive *= (1 - c_fail) ** child.count
-            child_causes.extend((p * child.count, k, s) for p, k, s in c_causes)
-    own_fail = callee.fail if callee.ready else 1.0
+    own_fail, own_kind = (callee.fail, callee.kind) if callee.ready else (1.0, "unavailable")
+    if call.deadline_ms is not None and own_fail < 1.0:
+        base = _route_base(call)
+        late = slow_share_at(base + extra, call.deadline_ms)
+        if late > 0.001:
+            own_fail = 1 - (1 - own_fail) * (1 - late)
+            own_kind = "deadline" if late >= own_fail / 2 else own_kind
+        extra = min(extra, max(0.0, call.deadline_ms - base))
     served_ok = arrive * (1 - own_fail) * child_survive
     scene.served[call.callee][call.op] += served_ok
     causes: list[tuple[float, str, str]] = []
@@ -245,8 +346,8 @@ def _call(
         scene.call_errors[caller][(call.callee, edge_kind)] += attempts * p_edge
     if own_fail > 0:
         p = (1 - p_edge) * own_fail
-        causes.append((p, callee.kind, call.callee))
-        scene.call_errors[caller][(call.callee, callee.kind)] += attempts * p
+        causes.append((p, own_kind, call.callee))
+        scene.call_errors[caller][(call.callee, own_kind)] += attempts * p
     upstream = (1 - p_edge) * (1 - own_fail) * (1 - child_survive)
     if upstream > 0:
         total = sum(p for p, _, _ in child_causes) or 1.0
@@ -264,3 +365,11 @@ def _call(
         scene.call_errors[caller][(call.callee, root_kind)] += attempts * upstream
     fail = 1 - (1 - p_edge) * (1 - own_fail) * child_survive
     return fail, causes, extra
+
+
+def slow_share_at(mean_ms: float, limit_ms: float) -> float:
+    """Chance that a call of mean latency ``mean_ms`` takes longer than ``limit_ms``."""
+    if mean_ms <= 0:
+        return 0.0
+    z = math.log(limit_ms / mean_ms) / 0.35
+    return 0.5 * math.erfc(z / math.sqrt(2.0))

@@ -39,6 +39,12 @@ class TemplateRec(BaseModel):
     revision: int = Field(description="deployment.kubernetes.io/revision of this template.")
     memory_limit: int = Field(description="Main container memory limit, bytes.")
     annotations: dict[str, str] = Field(default_factory=dict, description="Template annotations.")
+    env: dict[str, str] = Field(
+        default_factory=dict, description="Main container env over the manifest's (ConfigFault)."
+    )
+    memory_request: int | None = Field(
+        default=None, description="Main container memory request, bytes (None: the manifest's)."
+    )
 
 
 class DeploymentRec(BaseModel):
@@ -52,6 +58,9 @@ class DeploymentRec(BaseModel):
     history: list[TemplateRec] = Field(
         default_factory=list, description="Previous templates, oldest first (for rollback)."
     )
+    annotations: dict[str, str] = Field(
+        default_factory=dict, description="metadata.annotations (r2act.io/config-fault)."
+    )
 
 
 class PodRec(BaseModel):
@@ -63,6 +72,9 @@ class PodRec(BaseModel):
     app: str = Field(description="app label.")
     revision: int = Field(description="Template revision the pod runs.")
     memory_limit: int = Field(description="Main container memory limit, bytes.")
+    env: dict[str, str] = Field(
+        default_factory=dict, description="Env its template set over the manifest's."
+    )
     created_at: float = Field(description="Creation time.")
     ready_at: float = Field(description="When its containers first become ready.")
     deleted_at: float | None = Field(default=None, description="Termination time, if any.")

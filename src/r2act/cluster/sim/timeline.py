@@ -1,13 +1,19 @@
 """Pod dynamics under faults: when a pod is down, restarts, and what the kubelet reports.
 
-A pod's fate follows from the chaos objects that selected it, the probes of its
-container and the kubelet's restart back-off (10 s doubling to 300 s):
+A pod's fate follows from the chaos objects that selected it, its template (memory
+limit), the probes of its container and the kubelet's restart back-off (10 s doubling to
+300 s, ``kuberuntime``):
 
 - pod-failure swaps the image for ``pause``: the container restarts, probes fail, the
   liveness probe restarts it again every ~30 s; removal restarts it with the real image.
-- memory stress beyond the limit: the container is OOM-killed a few seconds after each
-  start and waits out a growing back-off (CrashLoopBackOff). The simulator keeps the
-  stress across restarts (the daemon re-applying it); see docs/simulator.md.
+- memory stress beyond the limit (StressChaos): on cgroup v2 the kubelet sets
+  ``memory.oom.group`` (Kubernetes >= 1.28), so the first OOM kills the app and the
+  stressor together; the container restarts once and is clean, because Chaos Mesh never
+  re-applies a record that stays ``Injected`` (``controllers/common/records``). No
+  ``OOMKilling`` event: only node-problem-detector emits it, and deploy/ installs none.
+- a memory limit below the working set (a ConfigFault template): OOM-killed at every start
+  (below the start-up working set: never ready) or a few seconds after it becomes ready
+  and takes load, then CrashLoopBackOff, for as long as the pod runs that template.
 - network delay beyond the 1 s probe timeout: probes time out, the pod is mostly not
   ready and the liveness probe restarts it; the netem rule survives container restarts.
 - CPU stress at full load makes probes time out now and then (Unhealthy), no restart.
@@ -17,6 +23,7 @@ Everything is a pure function of the pod and its faults, so it is computed on de
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
 
@@ -25,17 +32,10 @@ from r2act.cluster.sim.seeding import between
 from r2act.cluster.sim.state import ChaosRec, PodRec, SimState
 from r2act.systems import ONLINE_BOUTIQUE
 
-_PROCESS = {
-    "cartservice": "cartservice",
-    "currencyservice": "node",
-    "paymentservice": "node",
-    "emailservice": "python",
-    "recommendationservice": "python",
-    "adservice": "java",
-    "redis-cart": "redis-server",
-    "loadgenerator": "locust",
-}
-"""The container's main process, the one the OOM killer takes (the container dies with it)."""
+START_WS = 0.5
+LOADED_WS = 0.8
+"""Working set at start-up and under load, as shares of the manifest's memory request (the
+simulated cAdvisor working set sits at 0.8-0.95 of it)."""
 BACKOFF_S = (0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 300.0)
 LIVENESS_PERIOD_S = 30.0
 """Default probe period 10 s x failureThreshold 3: a dead container is restarted every ~30 s."""
@@ -43,6 +43,8 @@ PROBE_TIMEOUT_MS = 1000.0
 STARTUP_S = 3.0
 """Seconds from a container start until its readiness probe passes."""
 FAR_FUTURE = float("inf")
+LOOP_HORIZON_S = 86_400.0
+"""How far a crash loop of a pod that is never deleted is laid out."""
 
 
 @dataclass
@@ -70,6 +72,7 @@ class PodTimeline:
     """(ts, type, reason, message) about the pod."""
     crashed: list[tuple[float, float]] = field(default_factory=list)
     """Intervals with the container dead, waiting out its restart back-off."""
+    namespace: str = "default"
 
     def ready(self, t: float) -> bool:
         """Exists, started and not in a down interval."""
@@ -113,7 +116,7 @@ class PodTimeline:
 
 def fault_window(rec: ChaosRec) -> tuple[float, float, float] | None:
     """(start, stop, end incl. healing) of a chaos object's action; None if it never acts."""
-    if rec.injection_failed or not rec.pods:
+    if rec.injection_failed or not rec.pods or rec.kind == "ConfigFault":
         return None
     stop = rec.effect_end()
     if stop is None:
@@ -125,7 +128,7 @@ def build_timelines(
     state: SimState, request_bytes: dict[str, int], seed: int
 ) -> dict[str, PodTimeline]:
     """A timeline for every pod in the state."""
-    lines = {p.name: PodTimeline(p) for p in state.pods}
+    lines = {p.name: PodTimeline(p, namespace=state.namespace) for p in state.pods}
     for rec in state.chaos:
         window = fault_window(rec)
         if window is None:
@@ -140,8 +143,10 @@ def build_timelines(
             if start < stop:
                 line.faults.append(ActiveFault(fault, rec, start, stop, end))
     for line in lines.values():
+        request = request_bytes.get(line.pod.app, 0)
         for active in line.faults:
-            _dynamics(line, active, request_bytes.get(line.pod.app, 0), seed)
+            _dynamics(line, active, request, seed)
+        _low_limit(line, request, seed)
         line.restarts.sort()
         line.events.sort()
     return lines
@@ -172,7 +177,7 @@ def _dynamics(line: PodTimeline, active: ActiveFault, request: int, seed: int) -
     if effect == "pod_failure":
         _pod_failure(line, active, seed)
     elif effect == "memory" and request + active.fault.memory_bytes > line.pod.memory_limit:
-        _oom_loop(line, active, seed)
+        _group_oom(line, active, seed)
     elif effect == "delay" and active.fault.latency_ms > PROBE_TIMEOUT_MS:
         _probe_timeouts(line, active, restart=True)
     elif effect == "cpu" and active.fault.cpu_cores >= 1.5:
@@ -183,10 +188,40 @@ def _container(line: PodTimeline) -> str:
     return "redis" if line.pod.app == "redis-cart" else "server"
 
 
+def _image(line: PodTimeline) -> str:
+    app = line.pod.app
+    spec = next((d for d in ONLINE_BOUTIQUE.deployments if d.name == app), None)
+    return spec.main.image if spec is not None else f"{app}:v0.10.6"
+
+
+def _backoff(line: PodTimeline) -> str:
+    """kuberuntime's message: ``Back-off restarting failed container %s in pod %s``, the pod
+    as ``format.Pod`` prints it (name_namespace(uid))."""
+    uid = uuid_of(line.pod.name)
+    return (
+        f"Back-off restarting failed container {_container(line)} in pod "
+        f"{line.pod.name}_{line.namespace}({uid})"
+    )
+
+
+def uuid_of(pod: str) -> str:
+    """A stable pod UID (the simulator keeps none): uuid-shaped, derived from the name."""
+    digest = hashlib.sha256(pod.encode()).hexdigest()
+    return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-a{digest[17:20]}-{digest[20:32]}"
+
+
+def pod_ip(pod: str) -> str:
+    """A stable pod IP on kind's pod network (10.244.0.0/16)."""
+    digest = hashlib.sha256(pod.encode()).digest()
+    return f"10.244.{digest[0] % 4}.{2 + digest[1] % 250}"
+
+
 def _restart(line: PodTimeline, t: float, reason: str, image: str) -> None:
     name = _container(line)
     line.restarts.append((t, reason))
-    line.events.append((t, "Normal", "Pulled", f'Container image "{image}" already present'))
+    line.events.append(
+        (t, "Normal", "Pulled", f'Container image "{image}" already present on machine')
+    )
     line.events.append((t, "Normal", "Created", f"Created container {name}"))
     line.events.append((t, "Normal", "Started", f"Started container {name}"))
 
@@ -212,9 +247,7 @@ def _pod_failure(line: PodTimeline, active: ActiveFault, seed: int) -> None:
             (t, "Normal", "Killing", f"Container {name} failed liveness probe, will be restarted")
         )
         wait = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
-        line.events.append(
-            (t + 0.5, "Warning", "BackOff", f"Back-off restarting failed container {name}")
-        )
+        line.events.append((t + 0.5, "Warning", "BackOff", _backoff(line)))
         _restart(line, t + wait, "Error", "gcr.io/google-containers/pause:latest")
         t += wait + LIVENESS_PERIOD_S
         attempt += 1
@@ -222,37 +255,49 @@ def _pod_failure(line: PodTimeline, active: ActiveFault, seed: int) -> None:
         line.events.append(
             (stop, "Normal", "Killing", f"Container {name} definition changed, will be restarted")
         )
-        _restart(line, stop + 1.0, "Error", f"{line.pod.app}:v0.10.6")
+        _restart(line, stop + 1.0, "Error", _image(line))
         line.down[-1] = (start, max(active.end, stop + 1.0 + STARTUP_S))
 
 
-def _oom_loop(line: PodTimeline, active: ActiveFault, seed: int) -> None:
-    name = _container(line)
-    stop = active.stop
-    up, attempt = active.start, 0
-    while up < stop:
-        kill = up + between(seed, 3.0, 6.0, "oom", line.pod.name, attempt)
-        if kill >= stop:
+def _group_oom(line: PodTimeline, active: ActiveFault, seed: int) -> None:
+    """One OOM kill of the container's cgroup (app and stressor), one restart, then clean."""
+    kill = active.start + between(seed, 3.0, 6.0, "oom", line.pod.name, 0)
+    if kill >= active.stop:
+        return
+    restart_at = kill + 1.0
+    line.down.append((kill, restart_at + STARTUP_S))
+    _restart(line, restart_at, "OOMKilled", _image(line))
+    active.stop = active.end = kill  # the stressor died with the app; nothing re-applies it
+
+
+def _low_limit(line: PodTimeline, request: int, seed: int) -> None:
+    """CrashLoopBackOff of a pod whose memory limit is below its working set."""
+    limit, pod = line.pod.memory_limit, line.pod
+    if request <= 0 or limit >= LOADED_WS * request:
+        return
+    at_start = limit < START_WS * request
+    end = pod.deleted_at if pod.deleted_at is not None else pod.created_at + LOOP_HORIZON_S
+    up, attempt = pod.created_at + 1.0, 0
+    if at_start:
+        line.down.append((pod.created_at, end))
+    while up < end:
+        if at_start:
+            kill = up + between(seed, 1.0, 3.0, "oom-start", pod.name, attempt)
+        else:
+            ready = pod.ready_at if attempt == 0 else up + STARTUP_S
+            kill = ready + between(seed, 2.0, 6.0, "oom-load", pod.name, attempt)
+        if kill >= end:
             break
-        wait = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)] + 1.0
-        line.events.append(
-            (
-                kill,
-                "Warning",
-                "OOMKilling",
-                f"Memory cgroup out of memory: Killed process {7 + attempt} "
-                f"({_PROCESS.get(line.pod.app, 'server')}) in container {name}",
-            )
-        )
-        if attempt > 0:
-            line.events.append(
-                (kill + 1.0, "Warning", "BackOff", f"Back-off restarting failed container {name}")
-            )
+        wait = BACKOFF_S[min(attempt + 1, len(BACKOFF_S) - 1)]
         restart_at = kill + wait
-        line.down.append((kill, restart_at + STARTUP_S))
-        line.crashed.append((kill, restart_at))
-        _restart(line, restart_at, "OOMKilled", f"{line.pod.app}:v0.10.6")
-        up = restart_at + STARTUP_S
+        if not at_start:
+            line.down.append((kill, min(end, restart_at + STARTUP_S)))
+        line.crashed.append((kill, min(end, restart_at)))
+        if attempt > 0:
+            line.events.append((kill + 1.0, "Warning", "BackOff", _backoff(line)))
+        if restart_at < end:
+            _restart(line, restart_at, "OOMKilled", _image(line))
+        up = restart_at
         attempt += 1
 
 
@@ -280,23 +325,28 @@ def _probe_timeouts(line: PodTimeline, active: ActiveFault, *, restart: bool) ->
                     f"Container {name} failed liveness probe, will be restarted",
                 )
             )
-            _restart(line, t + period - 7.0, "Error", f"{line.pod.app}:v0.10.6")
+            _restart(line, t + period - 7.0, "Error", _image(line))
         t += period
 
 
 def _probe_error(line: PodTimeline, *, timeout: bool = False) -> str:
-    """What the kubelet's prober reports: refused (nothing listens) or a 1 s timeout."""
-    app = line.pod.app
+    """What the kubelet's prober reports: refused (nothing listens) or a 1 s timeout.
+
+    HTTP: Go's net/http client error; gRPC: ``pkg/probe/grpc/grpc.go`` (connect failure
+    ``failed to connect service %q within %v: %+v``, slow answer ``health rpc did not
+    complete within %v``); TCP: ``dial tcp <ip>:<port>: connect: connection refused``."""
+    app, ip = line.pod.app, pod_ip(line.pod.name)
     if app == "frontend":
+        url = f"http://{ip}:8080/_healthz"
         if timeout:
             return (
-                'Get "http://10.244.0.12:8080/_healthz": context deadline exceeded '
+                f'Get "{url}": context deadline exceeded '
                 "(Client.Timeout exceeded while awaiting headers)"
             )
-        return 'Get "http://10.244.0.12:8080/_healthz": dial tcp 10.244.0.12:8080: connect: refused'
+        return f'Get "{url}": dial tcp {ip}:8080: connect: connection refused'
     if app == "redis-cart":
-        return "dial tcp 10.244.0.9:6379: connect: connection refused"
+        return f"dial tcp {ip}:6379: connect: connection refused"
     port = next((d.main.port for d in ONLINE_BOUTIQUE.deployments if d.name == app), None)
     if timeout:
         return "timeout: health rpc did not complete within 1s"
-    return f'timeout: failed to connect service ":{port}" within 1s'
+    return f'timeout: failed to connect service "{ip}:{port}" within 1s: context deadline exceeded'

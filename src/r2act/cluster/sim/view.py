@@ -1,14 +1,15 @@
 """What ``state()`` and ``health()`` read off the simulated cluster.
 
-Health follows the replay probe's definition: the entry point answers every page (each
-route's failing-or-too-slow share under one half, as a prober fetching each page sees
-it), every deployment has all desired replicas available, and the users' error rate
-(failed or slower than the healthy baseline plus the SLO budget, weighted by the load
-generator's task weights) is under the threshold.
+Health is the shared oracle's (``r2act.cluster.oracle``): one probe request per
+entry-point route plus the health endpoint, judged by the same success rule, latency
+budget and threshold as on a real cluster. The simulator does not sample the probe: it
+takes each route's chance of failing from the scene (errors on fresh connections through
+any ready frontend pod, plus the chance of exceeding the latency budget).
 """
 
 from __future__ import annotations
 
+from r2act.cluster.oracle import judge
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.state import SimState
 from r2act.cluster.sim.timeline import PodTimeline
@@ -22,40 +23,23 @@ from r2act.schema import (
     format_mebibytes,
 )
 
-PAGE_FAILURE_LIMIT = 0.5
-
 
 def health_report(
     scene: Scene, topology: Topology, replicas: dict[str, int], threshold: float
 ) -> HealthReport:
-    """One probe of the system as it is in ``scene``."""
-    unavailable = sorted(
+    """One probe round of the system as it is in ``scene``."""
+    unavailable = [
         name for name, view in scene.services.items() if len(view.ready) < replicas.get(name, 1)
-    )
-    weights = {r.scope: r.weight for r in topology.routes}
-    total = sum(weights.values()) or 1.0
-    error_rate = sum(weights[s] * v.bad(user=True) for s, v in scene.routes.items()) / total
-    error_rate = min(1.0, max(0.0, error_rate))
-    failing_pages = sorted(
-        s for s, v in scene.routes.items() if v.bad(user=False) >= PAGE_FAILURE_LIMIT
-    )
+    ]
     front = scene.services.get(topology.entrypoint)
-    frontend_ok = bool(front and front.ready) and not failing_pages
-    healthy = frontend_ok and not unavailable and error_rate < threshold
-    reasons = []
-    if not frontend_ok:
-        reasons.append("pages failing: " + (", ".join(failing_pages) or "frontend not ready"))
-    if unavailable:
-        reasons.append("unavailable: " + ", ".join(unavailable))
-    if error_rate >= threshold:
-        reasons.append(f"error rate {error_rate:.3f} >= {threshold:.3f}")
-    return HealthReport(
-        ts=scene.t,
-        healthy=healthy,
-        frontend_ok=frontend_ok,
+    healthz_ok = bool(front and front.ready)
+    failures = {scope: view.probe_failure() for scope, view in scene.routes.items()}
+    return judge(
+        scene.t,
+        healthz_ok=healthz_ok,
         unavailable=unavailable,
-        error_rate=round(error_rate, 6),
-        detail="; ".join(reasons),
+        failures=failures,
+        threshold=threshold,
     )
 
 

@@ -1,0 +1,126 @@
+"""The one health oracle: which requests probe the system and what counts as healthy.
+
+The simulated cluster and the Kubernetes adapter judge health by this definition only, so
+a replay verdict means the same on both. A probe round sends one request per entry-point
+route (the path made concrete, POSTs with a valid form, a fresh connection each time, no
+session cookie, redirects not followed) plus the health endpoint. A request succeeds when
+it answers below 400 within ``LATENCY_BUDGET_MS``; the system is healthy when the health
+endpoint answers, every deployment has its desired replicas available and the share of
+failed probe requests is under the campaign's threshold. The Kubernetes adapter sends the
+requests through the API server's service proxy and times them; the simulator computes
+each request's chance of failing (failure probability plus the chance of exceeding the
+budget under its latency spread) from the same routes, which is what a probe there would
+observe on average.
+
+Probes use fresh connections on purpose: HTTPChaos only intercepts connections opened
+after its injection (Chaos Mesh's tproxy), so a prober with pooled keep-alive connections
+would not see an injected route fault at all.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from r2act.schema import HealthReport, Topology
+
+LATENCY_BUDGET_MS = 200.0
+"""A page slower than this fails its probe (Online Boutique pages answer in tens of ms)."""
+LATENCY_SPREAD = 0.35
+"""Log-normal sigma of a page's latency around its mean (as the simulator renders it)."""
+PAGE_FAILURE_LIMIT = 0.5
+"""A route whose probe fails at least this often counts as a failing page."""
+PRODUCT_ID = "OLJCESPC7Z"
+"""A product of the shipped catalog (productcatalogservice/products.json)."""
+
+_FORMS: dict[str, tuple[tuple[str, str], ...]] = {
+    "POST /setCurrency": (("currency_code", "EUR"),),
+    "POST /cart": (("product_id", PRODUCT_ID), ("quantity", "1")),
+    "POST /cart/checkout": (
+        ("email", "probe@example.com"),
+        ("street_address", "1600 Amphitheatre Parkway"),
+        ("zip_code", "94043"),
+        ("city", "Mountain View"),
+        ("state", "CA"),
+        ("country", "United States"),
+        ("credit_card_number", "4432801561520454"),
+        ("credit_card_expiration_month", "1"),
+        ("credit_card_expiration_year", "2039"),
+        ("credit_card_cvv", "672"),
+    ),
+}
+"""Form fields each POST handler validates (frontend/handlers.go, validator.go)."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe request: the route it stands for and what is sent."""
+
+    scope: str
+    method: str
+    path: str
+    form: tuple[tuple[str, str], ...] = ()
+
+
+def probes(topology: Topology) -> list[Probe]:
+    """One probe per entry-point route, in the topology's order."""
+    out = []
+    for route in topology.routes:
+        path = route.path.replace("*", PRODUCT_ID)
+        out.append(Probe(route.scope, route.method, path, _FORMS.get(route.scope, ())))
+    return out
+
+
+def request_ok(status: int | None, took_ms: float) -> bool:
+    """A probe request succeeded: an answer below 400 within the latency budget."""
+    return status is not None and status < 400 and took_ms <= LATENCY_BUDGET_MS
+
+
+def slow_share(mean_ms: float) -> float:
+    """Chance that a page of mean latency ``mean_ms`` exceeds the budget (log-normal)."""
+    if mean_ms <= 0:
+        return 0.0
+    z = math.log(LATENCY_BUDGET_MS / mean_ms) / LATENCY_SPREAD
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def failure_share(fail: float, mean_ms: float) -> float:
+    """Chance that one probe request fails: it errors, or it answers too late."""
+    fail = min(1.0, max(0.0, fail))
+    return fail + (1.0 - fail) * slow_share(mean_ms)
+
+
+def judge(
+    ts: float,
+    *,
+    healthz_ok: bool,
+    unavailable: Sequence[str],
+    failures: Mapping[str, float],
+    threshold: float,
+) -> HealthReport:
+    """The verdict from one probe round: ``failures`` maps each route to its failed share."""
+    error_rate = sum(failures.values()) / len(failures) if failures else 0.0
+    error_rate = min(1.0, max(0.0, error_rate))
+    failing = sorted(s for s, share in failures.items() if share >= PAGE_FAILURE_LIMIT)
+    frontend_ok = healthz_ok and not failing
+    healthy = healthz_ok and not unavailable and error_rate < threshold
+    if threshold <= 0:
+        healthy = healthz_ok and not unavailable and error_rate <= 0.0
+    reasons = []
+    if not healthz_ok:
+        reasons.append("health endpoint failed")
+    if failing:
+        reasons.append("pages failing: " + ", ".join(failing))
+    if unavailable:
+        reasons.append("unavailable: " + ", ".join(sorted(unavailable)))
+    if error_rate >= threshold and error_rate > 0:
+        reasons.append(f"probe error rate {error_rate:.3f} >= {threshold:.3f}")
+    return HealthReport(
+        ts=ts,
+        healthy=healthy,
+        frontend_ok=frontend_ok,
+        unavailable=sorted(unavailable),
+        error_rate=round(error_rate, 6),
+        detail="; ".join(reasons),
+    )
