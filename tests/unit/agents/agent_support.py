@@ -25,34 +25,21 @@ def make_dataset(root: Path, manifest: Path) -> Path:
     """collect -> audit -> dataset build under ``root``; returns the dataset directory."""
     run, dataset = root / "run", root / "dataset"
     r2act("collect", str(manifest), "--out", str(run), "-q")
-    r2act("audit", str(run))
+    r2act("audit", str(run), "--workers", "1")
     r2act("dataset", "build", str(run), "--out", str(dataset))
     return dataset
 
 
-SAMPLE = """
-name: agents-sample
-description: One incident per paper cell and intensity drawn for the agent tests.
-system: onlineboutique
-target: {kind: sim, seed: 11}
-services:
-  - frontend
-  - checkoutservice
-  - recommendationservice
-  - cartservice
-  - productcatalogservice
-  - paymentservice
-faults:
-  - {type: pod_failure, intensities: [moderate, severe]}
-  - {type: cpu_saturation, intensities: [moderate, severe]}
-  - {type: memory_pressure, intensities: [moderate, severe]}
-  - {type: network_delay, intensities: [moderate, severe]}
-  - {type: http_error, intensities: [moderate, severe]}
-  - {type: http_abort, intensities: [moderate, severe]}
-  - {type: dns_fault, intensities: [moderate, severe]}
-  - {type: dns_random, intensities: [moderate, severe]}
-repetitions: 1
-phases: {pre_s: 60, during_s: 90, post_s: 60, recovery_timeout_s: 90}
-load: {users: 10, spawn_rate: 1}
-seed: 2024
-"""
+def sample_manifest(path: Path) -> Path:
+    """The paper campaign with one incident per realizable cell and intensity, short phases."""
+    import yaml
+
+    manifest = yaml.safe_load((REPO / "campaigns" / "r2act-302.yaml").read_text("utf-8"))
+    manifest["name"] = "agents-sample"
+    manifest["spares"] = 0
+    manifest.pop("spare_ratio", None)
+    manifest["phases"] = {"pre_s": 60, "during_s": 90, "post_s": 60, "recovery_timeout_s": 90}
+    for cell in manifest["cells"]:
+        cell["repetitions"] = min(cell["repetitions"], 1)
+    path.write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
+    return path

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from agent_support import REPO, SAMPLE, make_dataset
+from agent_support import REPO, make_dataset, sample_manifest
 
 
 @pytest.fixture(scope="session")
@@ -20,8 +20,6 @@ def smoke_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def sample_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every service x fault x intensity of the paper's design once (what the gate admits)."""
+    """One incident per realizable cell and intensity of the paper campaign (gate-admitted)."""
     root = tmp_path_factory.mktemp("sample")
-    manifest = root / "sample.yaml"
-    manifest.write_text(SAMPLE, encoding="utf-8")
-    return make_dataset(root, manifest)
+    return make_dataset(root, sample_manifest(root / "sample.yaml"))
