@@ -3,8 +3,9 @@
 An RCA method answers a service and a fault type, optionally a ranked list
 (``"ranks": [{"service": ..., "fault_type": ...}, ...]`` or ``["cartservice", ...]``, best
 first, RCAEval's output). As the paper scores its RCA-only controls, each answer is turned
-into a plan by the policy's mapper (:func:`r2act.actions.map_rca`) with the case's action
-space and topology, and the result is scored like any predictions file; the line's own
+into a plan by the mapper (:func:`r2act.actions.map_rca`) of the record's own policy
+(the default policy when the record names an unknown one) with the case's action space
+and topology, and the result is scored like any predictions file; the line's own
 ``plan``, if any, is replaced. The top-ranked entry stands in for a missing ``rca``.
 
 The rewritten lines go through the ordinary predictions reader, so malformed input is
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from r2act.actions import map_rca
+from r2act.actions.policy import POLICIES, policy_named
 from r2act.errors import DataError
 from r2act.evaluation import PredictionFile, parse_stream
 from r2act.schema import BenchmarkRecord, FaultType
@@ -85,7 +87,12 @@ def _mapped(line: dict[str, Any], records: dict[str, BenchmarkRecord]) -> dict[s
         service, fault = rca.get("service"), _fault(rca.get("fault_type"))
         topology = SYSTEMS.get(record.metadata.system)
         if isinstance(service, str) and fault is not None and topology is not None:
-            plan = map_rca(service, fault, record.action_space, topology)
+            policy = policy_named(record.policy) if record.policy in POLICIES else None
+            plan = (
+                map_rca(service, fault, record.action_space, topology, policy)
+                if policy is not None
+                else map_rca(service, fault, record.action_space, topology)
+            )
             line["plan"] = plan.model_dump(mode="json")
     return line
 
