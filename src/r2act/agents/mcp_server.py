@@ -80,7 +80,7 @@ class CaseServer:
 def build_server(source: CaseSource, out: Path, method: str = "mcp-agent") -> MCPServer:
     """An MCP server over ``source`` that appends submissions to ``out``."""
     state = CaseServer(source, out, method)
-    server: MCPServer = MCPServer("r2act", instructions=INSTRUCTIONS)
+    server: MCPServer = MCPServer("r2act", instructions=INSTRUCTIONS, log_level="WARNING")
 
     def describe(name: str) -> str:
         return BY_NAME[name].description

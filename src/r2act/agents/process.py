@@ -80,15 +80,13 @@ def process_table(report: EvaluationReport, predictions: list[Path]) -> Table | 
 
 
 def ranked_table(ranked: Sequence[Ranked]) -> Table:
-    """AC@k of ranked RCA answers, at service level and for (service, fault type)."""
-    table = Table(title="Ranked RCA answers (AC@k over all cases)", title_justify="left")
-    for column in (
-        "File",
-        "Ranked",
-        *(f"AC@{k} svc" for k in KS),
-        *(f"AC@{k} svc+type" for k in KS),
-    ):
-        table.add_column(column)
+    """AC@k of ranked RCA answers, at service level and (``/type``) for service + fault type."""
+    table = Table(
+        title="Ranked RCA answers (AC@k over all cases; /type: service and fault type)",
+        title_justify="left",
+    )
+    for column in ("File", "Ranked", *(f"AC@{k}" for k in KS), *(f"AC@{k}/type" for k in KS)):
+        table.add_column(column, no_wrap=True)
     for r in ranked:
         table.add_row(
             Path(r.source).name,

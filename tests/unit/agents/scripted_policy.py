@@ -272,7 +272,9 @@ def _p90(values: list[float]) -> float:
     if not values:
         return 0.0
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))] if len(ordered) > 1 else ordered[0]
+    return (
+        ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))] if len(ordered) > 1 else ordered[0]
+    )
 
 
 def decide(env: CaseEnvironment) -> Decision:
