@@ -5,8 +5,9 @@ case ids, and never anything under ``answers/``: reading ground truth takes the 
 call ``load_records`` (scorers, replay, supervised training on labelled folds).
 
 Memory: low-cardinality columns (keys, pod, service, query, ...) are read as pandas
-categoricals and free text as Arrow-backed strings, so the paper-scale ``full`` view fits
-in a few GiB instead of one Python object per cell (``bench/load.py`` measures it).
+categoricals and free text as Arrow-backed strings, converted one row group (case) at a
+time, so the paper-scale ``full`` view peaks near the size of its text (``bench/load.py``
+measures it).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from pandas.api.types import union_categoricals
 
 from r2act.datasets import layout
 from r2act.datasets.folds import Folds
@@ -42,20 +43,32 @@ class Dataset:
     folds: list[list[str]] = field(default_factory=list)
 
 
-def _strings(dtype: pa.DataType) -> pd.StringDtype[Literal["pyarrow"]] | None:
-    """Arrow-backed pandas strings: the text stays in Arrow buffers, not Python objects."""
-    return pd.StringDtype("pyarrow") if dtype == pa.string() else None
-
-
 def read_table(root: Path | str, name: str, cases: list[str] | None = None) -> pd.DataFrame:
-    """One method-visible table as a DataFrame, optionally only the rows of ``cases``."""
-    root = Path(root)
-    wanted = None if cases is None else pc.field("case_id").isin(pa.array(cases, pa.string()))
-    table = pq.read_table(
-        root / name, filters=wanted, read_dictionary=list(layout.CATEGORICAL.get(name, ()))
-    )
-    frame: pd.DataFrame = table.to_pandas(types_mapper=_strings)
-    return frame
+    """One method-visible table as a DataFrame, optionally only the rows of ``cases``.
+
+    Low-cardinality columns come back as categoricals; text is pandas' Arrow-backed ``str``.
+    A whole table is converted row group by row group (one per case), so the peak is the
+    result plus one case rather than the result plus a full Arrow copy of it."""
+    path = Path(root) / name
+    categorical = list(layout.CATEGORICAL.get(name, ()))
+    if cases is not None:
+        wanted = pc.field("case_id").isin(pa.array(cases, pa.string()))
+        table = pq.read_table(path, filters=wanted, read_dictionary=categorical)
+        frame: pd.DataFrame = table.to_pandas()
+        return frame
+    file = pq.ParquetFile(path, read_dictionary=categorical, pre_buffer=False)
+    if file.num_row_groups <= 1:
+        whole: pd.DataFrame = file.read().to_pandas()
+        return whole
+    parts = [
+        file.read_row_group(i).to_pandas(self_destruct=True) for i in range(file.num_row_groups)
+    ]
+    for column in categorical:  # one set of categories, so concat keeps them categorical
+        union = union_categoricals([part[column] for part in parts]).categories
+        for part in parts:
+            part[column] = part[column].cat.set_categories(union)
+    joined: pd.DataFrame = pd.concat(parts, ignore_index=True)
+    return joined
 
 
 def load_records(root: Path | str) -> list[BenchmarkRecord]:
