@@ -126,6 +126,11 @@ def mapped_file(path: Path, records: Sequence[BenchmarkRecord]) -> tuple[Predict
                 ranked += 1
                 _count(ranks, record, hits_s, hits_p)
         lines.append(json.dumps(_mapped(value, by_id)).encode())
+    if not seen:
+        raise DataError(
+            f"{path}: no line answers a case of the dataset (write one "
+            '{"incident_id": CASE, "rca": {...}} or {"incident_id": CASE, "ranks": [...]} per line)'
+        )
     parsed = parse_stream(io.BytesIO(b"\n".join(lines) + b"\n"), source=str(path))
     total = len(records) or 1
     return parsed, Ranked(

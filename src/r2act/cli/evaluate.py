@@ -162,7 +162,8 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
     from r2act.agents.rca import mapped_file
     from r2act.evaluation import tables
 
-    files = [evaluation.read_predictions(p) for p in predictions]  # fail fast on a bad path
+    # fail fast on a bad path; RCA-only answers (--mapper) are read by r2act.agents.rca
+    files = [] if mapper else [evaluation.read_predictions(p) for p in predictions]
     population = _population(dataset, fold, predictions)
     mapped = [mapped_file(p, population.records) for p in predictions] if mapper else []
     files = [f for f, _ in mapped] or files
