@@ -10,7 +10,8 @@ cannot know (the faulty route of an HTTP rule).
 
 Evidence, in the order checked:
 
-- ``dns_fault``: a caller logs ``lookup <name> ...: no such host``; the name is S.
+- ``dns_fault``: a caller logs ``lookup <name> ...: no such host`` (S is the name), or gRPC's
+  ``name resolver error: produced zero addresses`` (S is the callee its message names).
 - ``dns_random``: a caller logs ``dial tcp <ip>:<port>: i/o timeout``; S is the callee of
   that caller with that port (the line's text breaks a tie between callees on one port).
 - ``memory_pressure``: a deployment's memory limit during the fault is below the shipped
@@ -40,6 +41,16 @@ from r2act.agents.tools import call
 from r2act.schema import FaultType, RollbackConfig
 
 _LOOKUP = re.compile(r"lookup ([a-z0-9.-]+?)(?:\.invalid)?(?:\.[a-z0-9.-]+)? on ")
+_NOUNS = {
+    "productcatalogservice": "product",
+    "currencyservice": "currenc",
+    "checkoutservice": "order",
+    "recommendationservice": "recommendation",
+    "adservice": "ads",
+}
+"""The noun an Online Boutique caller's error message uses for a callee, where it is not
+the callee's name without 'service' (frontend: 'could not retrieve product', 'failed to
+complete the order')."""
 _DIAL = re.compile(r"dial tcp (\d+\.\d+\.\d+\.\d+):(\d+): i/o timeout")
 
 
@@ -81,12 +92,32 @@ class Policy:
 
     # -- evidence ----------------------------------------------------------------------
 
+    def named_callee(self, caller: str, text: str) -> str | None:
+        """The callee of ``caller`` an error line is about: named outright, else by the noun
+        the caller's error message uses for it ('could not retrieve cart')."""
+        callees = self.deployments.get(caller, {}).get("calls", [])
+        for callee in callees:
+            if callee in text:
+                return str(callee)
+        lowered = text.lower()
+        for callee in callees:
+            stem = callee.removesuffix("service")
+            nouns = {stem, _NOUNS.get(callee, stem)}
+            if any(re.search(rf"\b{re.escape(n)}", lowered) for n in nouns if n):
+                return str(callee)
+        return None
+
     def dns_fault(self) -> tuple[str, str] | None:
         votes: Counter[tuple[str, str]] = Counter()
         for _, pod, text in self.lines("no such host"):
             found = _LOOKUP.search(text)
             if found and found.group(1) in self.deployments:
                 votes[(found.group(1), self.pod_service.get(pod, ""))] += 1
+        for _, pod, text in self.lines("produced zero addresses"):
+            caller = self.pod_service.get(pod, "")
+            callee = self.named_callee(caller, text.split("produced zero addresses")[0])
+            if callee:
+                votes[(callee, caller)] += 1
         return votes.most_common(1)[0][0] if votes else None
 
     def dns_random(self) -> tuple[str, str] | None:
