@@ -17,10 +17,12 @@ import asyncio
 import copy
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import kmock
 from kmock._internal.k8s import KubernetesObjectNotFoundError
@@ -70,13 +72,18 @@ def _json_patch(doc: dict[str, Any], ops: list[dict[str, Any]]) -> dict[str, Any
     out = copy.deepcopy(doc)
     for op in ops:
         keys = [k.replace("~1", "/").replace("~0", "~") for k in op["path"].split("/")[1:]]
-        parent = out
+        parent: Any = out
         for key in keys[:-1]:
-            parent = parent[key]
-        if op["op"] in ("replace", "add"):
+            parent = parent[int(key)] if isinstance(parent, list) else parent[key]
+        if isinstance(parent, list):
+            parent[int(keys[-1])] = copy.deepcopy(op["value"])
+        elif op["op"] in ("replace", "add"):
             parent[keys[-1]] = copy.deepcopy(op["value"])
         elif op["op"] == "remove":
             del parent[keys[-1]]
+        elif op["op"] == "test":
+            if parent.get(keys[-1]) != op["value"]:
+                raise ValueError(f"JSON patch test failed at {op['path']}")
         else:
             raise ValueError(f"unsupported JSON patch op {op['op']}")
     return out
@@ -253,6 +260,10 @@ class Harness:
     )
     logs: dict[tuple[str, str, bool], list[tuple[float, str]]] = field(default_factory=dict)
     failing_pages: set[str] = field(default_factory=set)
+    slow_pages: dict[str, float] = field(default_factory=dict)
+    """Path -> seconds the page takes to answer."""
+    posted: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    """(path, form) of every POST that reached the frontend through the proxy."""
 
     @property
     def kmock(self) -> BoutiqueEmulator:
@@ -367,6 +378,13 @@ def _serve_page(harness: Harness) -> Callable[[kmock.Request], bytes]:
 
     def serve(request: kmock.Request) -> bytes:
         page = request.url.path[len(prefix) :] or "/"
+        if str(request.method.value).upper() == "POST":
+            form = request.data if isinstance(request.data, dict) else {}
+            if not form and request.body:
+                form = dict(parse_qsl(request.body.decode()))
+            harness.posted.append((page, {str(k): str(v) for k, v in form.items()}))
+        if page in harness.slow_pages:
+            time.sleep(harness.slow_pages[page])
         if page in harness.failing_pages:
             raise kmock.KubernetesError(status=503, reason="ServiceUnavailable", message="down")
         return b"ok"
@@ -390,6 +408,7 @@ def seed_boutique(harness: Harness) -> None:
     )
     handler[re.compile(rf"/api/v1/namespaces/{NS}/pods/[^/]+/log")] << _serve_log(harness)
     handler[f"get /api/v1/namespaces/{NS}/services/frontend:80/proxy/*"] << _serve_page(harness)
+    handler[f"post /api/v1/namespaces/{NS}/services/frontend:80/proxy/*"] << _serve_page(harness)
 
     harness.put("apps/v1/deployments", deployment("frontend"))
     harness.put("apps/v1/deployments", deployment("cartservice", revision=2))
@@ -406,6 +425,8 @@ CHAOS = f"/apis/chaos-mesh.org/v1alpha1/namespaces/{NS}"
 
 
 def incident(fault: FaultType, service: str = "cartservice") -> PlannedIncident:
+    if fault in (FaultType.HTTP_ERROR, FaultType.HTTP_ABORT):
+        service = "frontend"  # a route rule is a frontend fault (campaigns plan it there)
     manifest = load_manifest(REPO / "campaigns" / "smoke.yaml")
     for planned in plan_incidents(manifest):
         if planned.fault.type == fault and planned.service == service:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from kube_harness import (
     deployment,
     injected_status,
     plan,
+    pod,
     replicaset,
     ts,
 )
@@ -166,7 +168,8 @@ def test_leftovers_lists_only_objects_labelled_as_managed_by_r2act(harness: Harn
         "spec": {"action": "error", "mode": "all", "selector": {"namespaces": [NS]}},
     }
     harness.put("chaos-mesh.org/v1alpha1/dnschaos", foreign)
-    assert [(r.kind, r.name) for r in cluster.leftovers()] == [("DNSChaos", ref.name)]
+    # dns_fault is a ConfigFault on the primary caller: found through its annotation
+    assert [(r.kind, r.name) for r in cluster.leftovers()] == [("ConfigFault", ref.name)]
 
 
 # -- reads -------------------------------------------------------------------------------------
@@ -251,14 +254,25 @@ def test_events_are_those_of_the_namespace_within_the_window(harness: Harness) -
     assert events[0].count == 2 and events[0].source == "kubelet"
 
 
-def test_health_reports_failing_pages_as_error_rate(harness: Harness) -> None:
+def test_health_probes_every_route_of_the_shared_oracle(harness: Harness) -> None:
     cluster = harness.cluster()
     assert cluster.health().healthy
-    harness.failing_pages.add("/cart")
+    posted = dict(harness.posted)
+    assert set(posted) == {"/setCurrency", "/cart", "/cart/checkout"}
+    assert posted["/cart"] == {"product_id": "OLJCESPC7Z", "quantity": "1"}
+    assert posted["/cart/checkout"]["credit_card_number"] == "4432801561520454"
+    harness.failing_pages.add("/cart")  # GET /cart and POST /cart
     report = cluster.health()
     assert not report.healthy and report.frontend_ok is False
-    assert report.error_rate == pytest.approx(0.5)
-    assert "/cart" in report.detail
+    assert report.error_rate == pytest.approx(2 / 6, abs=1e-5)
+    assert "GET /cart" in report.detail and "POST /cart" in report.detail
+
+
+def test_health_counts_a_page_over_the_latency_budget_as_failed(harness: Harness) -> None:
+    harness.slow_pages["/product/OLJCESPC7Z"] = 0.25  # budget: 200 ms
+    report = harness.cluster().health()
+    assert not report.healthy and "GET /product/*" in report.detail
+    assert report.error_rate == pytest.approx(1 / 6, abs=1e-5)
 
 
 # -- plans -------------------------------------------------------------------------------------
@@ -373,10 +387,9 @@ def test_rollback_sends_kubectls_template_json_patch_and_undo_reverts_it(
     assert restored["spec"]["template"] == deployment("cartservice")["spec"]["template"]  # type: ignore[index]
 
 
-def test_rollback_without_an_earlier_revision_fails_without_writing(harness: Harness) -> None:
-    with pytest.raises(PermanentClusterError, match="no earlier revision"):
-        harness.cluster().apply_plan(plan(operation="rollback_deployment", target="frontend"))
-    assert harness.writes() == []
+def test_rollback_without_an_earlier_revision_changes_nothing(harness: Harness) -> None:
+    effect = harness.cluster().apply_plan(plan(operation="rollback_deployment", target="frontend"))
+    assert effect.changes == [] and harness.writes() == []
 
 
 def test_rollback_config_deletes_only_the_http_rule_with_that_scope(harness: Harness) -> None:
@@ -390,6 +403,10 @@ def test_rollback_config_deletes_only_the_http_rule_with_that_scope(harness: Har
         plan(operation="rollback_config", target="cartservice", scope=other_scope)
     )
     assert nothing.changes == []
+    off_route = cluster.apply_plan(
+        plan(operation="rollback_config", target="emailservice", scope=scope)
+    )
+    assert off_route.changes == []
     effect = cluster.apply_plan(
         plan(operation="rollback_config", target="cartservice", scope=scope)
     )
@@ -400,20 +417,15 @@ def test_rollback_config_deletes_only_the_http_rule_with_that_scope(harness: Har
     assert effect.changes[0].before["spec"] == chaos["spec"]  # type: ignore[index]
 
 
-def test_repair_dependency_deletes_the_dns_rule_for_that_endpoint(harness: Harness) -> None:
+def test_repair_dependency_changes_addresses_never_chaos_objects(harness: Harness) -> None:
     cluster = harness.cluster()
-    ref = cluster.inject(chaos_for(FaultType.DNS_FAULT))
-
-    wrong_port = cluster.apply_plan(
-        plan(operation="repair_dependency", target="checkoutservice", dependency="cartservice:1")
-    )
-    assert wrong_port.changes == []
+    cluster.inject(chaos_for(FaultType.POD_FAILURE))
     effect = cluster.apply_plan(
-        plan(operation="repair_dependency", target="checkoutservice", dependency="cartservice:7070")
+        plan(operation="repair_dependency", target="frontend", dependency="cartservice:7070")
     )
-    deletes = [r.url.path for r in harness.writes() if r.method.value == "DELETE"]
-    assert deletes == [f"{CHAOS}/dnschaos/{ref.name}"]
-    assert len(effect.changes) == 1
+    (change,) = effect.changes  # the variable was missing: it is set to the manifest's value
+    assert change.kind == "template" and _env(harness)["CART_SERVICE_ADDR"] == "cartservice:7070"
+    assert [r for r in harness.writes() if r.method.value == "DELETE"] == []
 
 
 def test_no_action_sends_nothing(harness: Harness) -> None:
@@ -429,15 +441,18 @@ def test_a_plan_on_a_missing_deployment_is_not_found(harness: Harness) -> None:
 # -- safety ------------------------------------------------------------------------------------
 
 
-def _every_write(cluster: KubeCluster) -> list[Exception]:
+def _every_write(cluster: KubeCluster, *, removal: bool = True) -> list[Exception]:
+    """Every write refused; ``removal=False``: the removal of r2act's own fault is not a new
+    write (the opt-in label guards new writes only), so it is left out."""
     ref_chaos = chaos_for(FaultType.POD_FAILURE)
     attempts = [
         lambda: cluster.inject(ref_chaos),
         lambda: cluster.apply_plan(plan(operation="restart_service", target="cartservice")),
         lambda: cluster.apply_plan(plan(operation="scale_out", target="cartservice", replicas=2)),
-        lambda: cluster.remove(cluster_ref(ref_chaos)),
         lambda: cluster.preflight({}),
     ]
+    if removal:
+        attempts.append(lambda: cluster.remove(cluster_ref(ref_chaos)))
     errors: list[Exception] = []
     for attempt in attempts:
         with pytest.raises(SafetyError) as excinfo:
@@ -454,8 +469,10 @@ def test_a_namespace_without_the_opt_in_label_is_refused_before_any_write(
     harness: Harness,
 ) -> None:
     harness.namespace_labels.clear()
-    errors = _every_write(harness.cluster())
+    cluster = harness.cluster()
+    errors = _every_write(cluster, removal=False)
     assert all("r2act.io/chaos-allowed=true" in str(e) for e in errors)
+    cluster.remove(cluster_ref(chaos_for(FaultType.POD_FAILURE)))  # nothing there: a no-op
     assert harness.writes() == []
 
 
@@ -587,3 +604,133 @@ def test_connect_gives_the_kube_adapter_for_a_kubernetes_target(
     harness.namespace_labels.clear()
     with pytest.raises(SafetyError):
         connect(target, namespace=NS, workspace=tmp_path)
+
+
+# -- ConfigFault -------------------------------------------------------------------------------
+
+
+def _config_fault(env: dict[str, str] | None = None, memory: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"deployment": "frontend", "container": "server", "duration": "120s"}
+    if env is not None:
+        spec["env"] = env
+    else:
+        spec = {**spec, "deployment": "cartservice", "resources": {"limits": {"memory": memory}}}
+    return {
+        "apiVersion": "r2act.io/v1alpha1",
+        "kind": "ConfigFault",
+        "metadata": {
+            "name": "r2act-dns-0123456789",
+            "namespace": NS,
+            "labels": {"app.kubernetes.io/managed-by": "r2act", "r2act.io/incident": "inc"},
+            "annotations": {"r2act.io/incident-id": "inc-1", "r2act.io/run-id": "run-1"},
+        },
+        "spec": spec,
+    }
+
+
+def _frontend_with_env(harness: Harness) -> None:
+    dep = deployment("frontend")
+    dep["spec"]["template"]["spec"]["containers"][0]["env"] = [
+        {"name": "PORT", "value": "8080"},
+        {"name": "CART_SERVICE_ADDR", "value": "cartservice:7070"},
+    ]
+    harness.put("apps/v1/deployments", dep)
+
+
+def _env(harness: Harness, name: str = "frontend") -> dict[str, str]:
+    dep = harness.get("apps/v1/deployments", name)
+    assert dep is not None
+    container = dep["spec"]["template"]["spec"]["containers"][0]
+    return {e["name"]: e["value"] for e in container.get("env") or []}
+
+
+def test_a_config_fault_patches_the_env_and_keeps_the_originals_on_the_deployment(
+    harness: Harness,
+) -> None:
+    _frontend_with_env(harness)
+    cluster = harness.cluster()
+    ref = cluster.inject(_config_fault(env={"CART_SERVICE_ADDR": "cartservice.invalid:7070"}))
+    assert (ref.kind, ref.name, ref.incident_id) == ("ConfigFault", "r2act-dns-0123456789", "inc-1")
+    assert _env(harness) == {"PORT": "8080", "CART_SERVICE_ADDR": "cartservice.invalid:7070"}
+    dep = harness.get("apps/v1/deployments", "frontend")
+    assert dep is not None and "labels" not in dep["metadata"]  # never labelled
+    book = json.loads(dep["metadata"]["annotations"]["r2act.io/config-fault"])
+    assert book["name"] == ref.name and book["runId"] == "run-1"
+    assert book["env"] == {"CART_SERVICE_ADDR": "cartservice:7070"}
+    assert [r.name for r in cluster.leftovers()] == [ref.name]
+    with pytest.raises(ConflictError):
+        other = _config_fault(env={"CART_SERVICE_ADDR": "203.0.113.9:7070"})
+        other["metadata"]["name"] = "r2act-dns-other00000"
+        cluster.inject(other)
+
+    patched = harness.get("apps/v1/deployments", "frontend")
+    assert patched is not None
+    faulty = pod("frontend-9f8e-zzzzz", "frontend")
+    faulty["spec"] = patched["spec"]["template"]["spec"]
+    harness.put("v1/pods", faulty)
+    status = cluster.chaos_status(ref)
+    assert status.injected(cluster.pod_names())
+    assert [r.id for r in status.records] == [f"{NS}/frontend-9f8e-zzzzz"]
+
+    cluster.remove(ref)
+    assert _env(harness) == {"PORT": "8080", "CART_SERVICE_ADDR": "cartservice:7070"}
+    dep = harness.get("apps/v1/deployments", "frontend")
+    assert dep is not None and "r2act.io/config-fault" not in dep["metadata"]["annotations"]
+    assert not cluster.chaos_status(ref).exists and cluster.leftovers() == []
+    cluster.remove(ref)  # gone: no-op
+    assert not harness.exists("apps/v1/deployments", "nothing")
+    assert harness.exists("apps/v1/deployments", "frontend")
+
+
+def test_removal_leaves_a_deployment_whose_annotation_names_another_fault(
+    harness: Harness,
+) -> None:
+    _frontend_with_env(harness)
+    cluster = harness.cluster()
+    ref = cluster.inject(_config_fault(env={"CART_SERVICE_ADDR": "cartservice.invalid:7070"}))
+    harness.reset_log()
+    cluster.remove(ref.model_copy(update={"name": "r2act-dns-someoneelse"}))
+    assert [r for r in harness.writes() if r.method.value == "PATCH"] == []
+    assert _env(harness)["CART_SERVICE_ADDR"] == "cartservice.invalid:7070"
+
+
+def test_a_memory_config_fault_lowers_limit_and_request_and_removal_restores_both(
+    harness: Harness,
+) -> None:
+    cluster = harness.cluster()
+    ref = cluster.inject(_config_fault(memory="24Mi"))
+    dep = harness.get("apps/v1/deployments", "cartservice")
+    assert dep is not None
+    resources = dep["spec"]["template"]["spec"]["containers"][0]["resources"]
+    assert resources["limits"]["memory"] == "24Mi" and resources["requests"]["memory"] == "24Mi"
+    assert resources["limits"]["cpu"] == "200m"
+    cluster.remove(ref)
+    dep = harness.get("apps/v1/deployments", "cartservice")
+    assert dep is not None
+    resources = dep["spec"]["template"]["spec"]["containers"][0]["resources"]
+    assert resources["limits"]["memory"] == "128Mi" and resources["requests"]["memory"] == "64Mi"
+
+
+def test_repair_dependency_restores_the_manifest_address_and_undo_reverts_it(
+    harness: Harness,
+) -> None:
+    _frontend_with_env(harness)
+    cluster = harness.cluster()
+    cluster.inject(_config_fault(env={"CART_SERVICE_ADDR": "cartservice.invalid:7070"}))
+    wrong = plan(operation="repair_dependency", target="frontend", dependency="cartservice:7000")
+    assert cluster.apply_plan(wrong).changes == []
+    effect = cluster.apply_plan(
+        plan(operation="repair_dependency", target="frontend", dependency="cartservice:7070")
+    )
+    assert _env(harness)["CART_SERVICE_ADDR"] == "cartservice:7070"
+    (change,) = effect.changes
+    assert change.kind == "template" and change.deployment == "frontend"
+    assert (
+        cluster.apply_plan(
+            plan(operation="repair_dependency", target="frontend", dependency="cartservice:7070")
+        ).changes
+        == []
+    )  # already right: no rollout
+    cluster.undo(effect)
+    assert _env(harness)["CART_SERVICE_ADDR"] == "cartservice.invalid:7070"
+    assert [r.kind for r in cluster.leftovers()] == ["ConfigFault"]

@@ -86,6 +86,19 @@ def _workflow(harness: Harness) -> None:
         FaultType.DNS_FAULT,
     ]
     refs = [cluster.inject(chaos_for(f)) for f in faults]
+    # DNSChaos is still injectable (no shipped cell renders it: DNS cells are ConfigFaults)
+    dns = {
+        "apiVersion": "chaos-mesh.org/v1alpha1",
+        "kind": "DNSChaos",
+        "metadata": {"name": "r2act-dns-raw0000000", "namespace": NS},
+        "spec": {
+            "action": "error",
+            "mode": "all",
+            "patterns": ["cartservice"],
+            "selector": {"namespaces": [NS], "labelSelectors": {"app": "frontend"}},
+        },
+    }
+    refs.append(cluster.inject(dns))
     for ref in refs:
         cluster.injection_confirmed(ref)
     plans: list[dict[str, Any]] = [

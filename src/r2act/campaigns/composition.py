@@ -1,10 +1,14 @@
 """Recompose a paper's cell counts onto the cells the shipped deployment can realise.
 
-The rule (``docs/faults.md``, "Paper scale"): a cell keeps its count when it is realizable;
-the incidents of a cell that is not go, one at a time in the order they were lost, to the
-realizable cell of the same fault type and intensity that has the fewest incidents so far
-(ties: the first in service order). Totals per fault type and intensity are therefore
-kept exactly, and no list order other than the campaign's own service order matters.
+The rule (``docs/faults.md``, "Paper scale"): a cell keeps its count when it is realizable
+(moved to the service whose fault it really is, if that differs); the incidents of a cell
+that cannot break what users see go, one at a time in the order they were lost, to the
+realizable paper cell of the same fault type and intensity that has the fewest incidents so
+far (ties: the first in service order). Totals per fault type and intensity are kept
+whenever some cell of the fault type is realizable; when none is (HTTP faults under
+Locust's keep-alive connections), its incidents go to the realizable paper cell of the same
+intensity, of any fault type, with the fewest incidents (ties: service order, then fault
+type order). No list order other than the campaign's own service order matters.
 """
 
 from __future__ import annotations
@@ -40,15 +44,24 @@ TOLERATED: Mapping[str, frozenset[FaultType]] = MappingProxyType(
 )
 """Faults on a service that Online Boutique's handlers tolerate: users never see them."""
 
+USER_INVISIBLE: frozenset[FaultType] = frozenset({FaultType.HTTP_ERROR, FaultType.HTTP_ABORT})
+"""Fault types no user request sees on the shipped deployment: HTTPChaos redirects only
+connections opened after injection, and Locust's FastHttpUser keeps each user's
+connection alive from spawn on, so only fresh connections (health probes) meet the rule
+and no log, metric or event a method reads changes."""
+
 
 def online_boutique_home(topology: Topology) -> Callable[[str, FaultType], str | None]:
     """Where each (service, fault) of a paper design belongs on the shipped deployment.
 
-    HTTP faults are rules on an entry-point route, so they belong to the entry point; DNS
-    faults need a primary caller holding the service's address; a fault the handlers
-    tolerate has no home (it cannot break user-facing health)."""
+    HTTP faults are rules on an entry-point route, so they would belong to the entry point,
+    but no user request meets them (``USER_INVISIBLE``); DNS faults need a primary caller
+    holding the service's address; a fault the handlers tolerate has no home (it cannot
+    break user-facing health)."""
 
     def home(service: str, fault: FaultType) -> str | None:
+        if fault in USER_INVISIBLE:
+            return None
         if fault in (FaultType.HTTP_ERROR, FaultType.HTTP_ABORT):
             return topology.entrypoint
         if fault in TOLERATED.get(service, frozenset()):
@@ -83,15 +96,20 @@ def recompose(
             continue
         key = (owner, fault, intensity)
         result[key] = result.get(key, 0) + count
+    faults = list(FaultType)
     for _, fault, intensity in homeless:
-        candidates = [
-            s for s in services if home(s, fault) == s and paper.get((s, fault, intensity), 0)
+        cells = [
+            (s, fault, intensity)
+            for s in services
+            if home(s, fault) == s and paper.get((s, fault, intensity), 0)
+        ] or [
+            (s, other, intensity)
+            for s in services
+            for other in faults
+            if home(s, other) == s and paper.get((s, other, intensity), 0)
         ]
-        if not candidates:
-            raise ValueError(f"no realizable cell takes {fault.value} at {intensity.value}")
-        chosen = min(
-            candidates, key=lambda s: (result.get((s, fault, intensity), 0), services.index(s))
-        )
-        key = (chosen, fault, intensity)
+        if not cells:
+            raise ValueError(f"no realizable cell takes an incident at {intensity.value}")
+        key = min(cells, key=lambda c: (result.get(c, 0), services.index(c[0]), faults.index(c[1])))
         result[key] = result.get(key, 0) + 1
     return result

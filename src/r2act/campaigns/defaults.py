@@ -2,8 +2,11 @@
 
 Kept apart from the models so the numbers that shape the benchmark live in one readable
 table. Memory pressure lowers the container's limit to a share of its memory request (the
-release manifests' estimate of its working set): 90% OOM-kills under load (moderate),
-25% at start-up (severe).
+release manifests' estimate of its working set under load): 75% (moderate) and 55%
+(severe) both lie above the start-up working set (about half the request), so the new pod
+becomes ready, takes traffic and is OOM-killed under load, sooner the lower the limit. A
+limit below the start-up working set would never become ready, and the Deployment's
+RollingUpdate would keep the old pod serving: users would never see the fault.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ FAULT_DEFAULTS: Final[dict[FaultType, dict[Intensity, dict[str, JsonValue]]]] = 
         _S: {"workers": 2, "load": 100},
     },
     FaultType.MEMORY_PRESSURE: {
-        _M: {"limit_percent": 90},
-        _S: {"limit_percent": 25},
+        _M: {"limit_percent": 75},
+        _S: {"limit_percent": 55},
     },
     FaultType.NETWORK_DELAY: {
         _M: {"latency": "200ms", "jitter": "50ms", "correlation": "25"},

@@ -136,7 +136,7 @@ def _memory_limit(
     """The lowered limit: ``limit_percent`` of the memory request, in whole Mi.
 
     The release manifests size each request to the container's working set under load, so
-    a limit just under it OOM-kills under load and a limit far under it at start-up."""
+    a limit under it OOM-kills under load (``campaigns.defaults`` says why not at start-up)."""
     percent = base["limit_percent"]
     assert isinstance(percent, int), "memory defaults always give limit_percent"
     main = topology.deployment(service).main

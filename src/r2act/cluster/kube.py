@@ -21,14 +21,18 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from r2act.cluster import kube_config_fault as config_fault
+from r2act.cluster import oracle
 from r2act.cluster.base import (
     INCIDENT_LABEL,
     MANAGED_BY,
     MANAGED_BY_LABEL,
     OPT_IN_LABEL,
+    RUN_LABEL,
     ChaosObject,
     Clock,
     Cluster,
+    foreign_reason,
 )
 from r2act.cluster.kube_api import (
     JSON_PATCH,
@@ -47,7 +51,6 @@ from r2act.cluster.kube_parse import (
     chaos_ref,
     chaos_status,
     deployment_state,
-    dns_names,
     format_time,
     http_scope,
     kube_event,
@@ -61,6 +64,7 @@ from r2act.cluster.kube_parse import (
 from r2act.cluster.kube_retry import RetryPolicy
 from r2act.cluster.prometheus import PrometheusMetrics
 from r2act.errors import (
+    ForeignObjectError,
     NotFoundError,
     PermanentClusterError,
     R2actError,
@@ -146,6 +150,10 @@ class KubeCluster:
         self._poll = poll_interval_s
         self._plan_removal_timeout = plan_removal_timeout_s
         self._error_rate_threshold = error_rate_threshold
+        self.run_id: str | None = None
+        """The run r2act acts for; set, a plan removes only this run's chaos objects."""
+        self.notices: list[str] = []
+        """What r2act did that the user must hear about (e.g. a removal without opt-in)."""
 
     @classmethod
     def from_target(
@@ -213,12 +221,23 @@ class KubeCluster:
 
         Called before every write, not cached: a namespace can lose its label mid-campaign.
         """
+        self._ensure_context()
+        if not self._opted_in():
+            raise SafetyError(
+                f"namespace {self._namespace!r} lacks the label {OPT_IN_LABEL}=true; r2act "
+                "refuses to inject or change anything there (opt in with: kubectl label "
+                f"namespace {self._namespace} {OPT_IN_LABEL}=true)"
+            )
+
+    def _ensure_context(self) -> None:
         if self._context != self._expected_context:
             raise SafetyError(
                 f"kubeconfig context {self._context!r} is not the campaign's "
                 f"{self._expected_context!r}; r2act refuses to write (fix target.context or "
                 "select that context)"
             )
+
+    def _opted_in(self) -> bool:
         try:
             namespace = self._api.read_namespace()
         except NotFoundError as exc:
@@ -227,12 +246,38 @@ class KubeCluster:
                 "r2act refuses to act (create it with deploy/kind/up.sh)"
             ) from exc
         labels = (namespace.get("metadata") or {}).get("labels") or {}
-        if labels.get(OPT_IN_LABEL) != "true":
-            raise SafetyError(
-                f"namespace {self._namespace!r} lacks the label {OPT_IN_LABEL}=true; r2act "
-                "refuses to inject or change anything there (opt in with: kubectl label "
-                f"namespace {self._namespace} {OPT_IN_LABEL}=true)"
-            )
+        return bool(labels.get(OPT_IN_LABEL) == "true")
+
+    def may_revert(self) -> bool:
+        """Whether reverting r2act's own change may go ahead; True also without the opt-in.
+
+        The opt-in label guards new writes only: a fault or a plan change r2act made stays
+        removable after the label was withdrawn (leaving it would be the unsafe choice).
+        The context must still be the campaign's. Returns whether the namespace is still
+        opted in, so the caller can say what it did without it.
+        """
+        self._ensure_context()
+        return self._opted_in()
+
+    def _note_unopted(self, did: str) -> None:
+        self.notices.append(
+            f"namespace {self._namespace!r} no longer carries {OPT_IN_LABEL}=true; {did} "
+            "anyway (the label guards new writes, not the removal of r2act's own changes)"
+        )
+
+    def own_chaos(self, plural: str, ref: ChaosRef) -> dict[str, Any] | None:
+        """The live object ``ref`` names, if it exists; ForeignObjectError unless it is ours.
+
+        Checked right before every delete: the managed-by label and the run label.
+        """
+        try:
+            obj = self._api.get_chaos(plural, ref.name)
+        except NotFoundError:
+            return None
+        reason = foreign_reason((obj.get("metadata") or {}).get("labels"), ref)
+        if reason is not None:
+            raise ForeignObjectError(f"{reason}; r2act leaves it alone")
+        return obj
 
     def _check_chaos(self, chaos: ChaosObject) -> tuple[str, str, dict[str, Any]]:
         """Kind's plural, name and the body to send; refuses anything outside the namespace."""
@@ -268,6 +313,13 @@ class KubeCluster:
         meta.setdefault("labels", {})[MANAGED_BY_LABEL] = MANAGED_BY
         return plural, name, body
 
+    def _check_namespace(self, ref: ChaosRef) -> None:
+        if ref.namespace != self._namespace:
+            raise SafetyError(
+                f"{ref.kind}/{ref.name} is in namespace {ref.namespace!r}; r2act only acts in "
+                f"{self._namespace!r}"
+            )
+
     def _check_ref(self, ref: ChaosRef) -> str:
         if ref.namespace != self._namespace:
             raise SafetyError(
@@ -285,8 +337,11 @@ class KubeCluster:
         """Create the Chaos Mesh object (labelled managed-by r2act); ConflictError if it exists.
 
         A create whose answer was lost but that reached the server counts as created when
-        the object found there is the one sent (same spec and labels).
+        the object found there is the one sent (same spec and labels). A ConfigFault patches
+        its Deployment instead (``kube_config_fault``).
         """
+        if chaos.get("kind") == config_fault.KIND:
+            return self._inject_config(chaos)
         plural, name, body = self._check_chaos(chaos)
         self.ensure_writable()
 
@@ -298,8 +353,98 @@ class KubeCluster:
         created = self._api.create_chaos(plural, name, body, is_ours)
         return chaos_ref(created if created.get("metadata") else body, INCIDENT_LABEL)
 
+    # -- ConfigFault ---------------------------------------------------------------------------
+
+    def _inject_config(self, obj: ChaosObject) -> ChaosRef:
+        name, spec = config_fault.parse(obj)
+        meta = obj.get("metadata") or {}
+        if meta.get("namespace", self._namespace) != self._namespace:
+            raise SafetyError(
+                f"ConfigFault {name} targets namespace {meta.get('namespace')!r}; r2act only "
+                f"acts in {self._namespace!r}"
+            )
+        self.ensure_writable()
+        deployment = self._api.deployment(str(spec["deployment"]))
+        book = config_fault.bookkeeping(deployment)
+        if book is not None and book.get("name") == name:  # a retried inject that landed
+            return self._config_ref(book)
+        patch = config_fault.inject_patch(deployment, obj)
+        self._api.patch_deployment(str(spec["deployment"]), patch, JSON_PATCH, "inject into")
+        incident = (meta.get("annotations") or {}).get("r2act.io/incident-id") or (
+            meta.get("labels") or {}
+        ).get(INCIDENT_LABEL)
+        run = (meta.get("labels") or {}).get(RUN_LABEL)
+        return ChaosRef(
+            kind=config_fault.KIND,
+            name=name,
+            namespace=self._namespace,
+            incident_id=None if incident is None else str(incident),
+            run_id=None if run is None else str(run),
+        )
+
+    def _config_ref(self, book: Mapping[str, Any]) -> ChaosRef:
+        incident, run = book.get("incidentId"), book.get("runId")
+        return ChaosRef(
+            kind=config_fault.KIND,
+            name=str(book.get("name")),
+            namespace=self._namespace,
+            incident_id=None if incident is None else str(incident),
+            run_id=None if run is None else str(run),
+        )
+
+    def _config_deployment(self, name: str) -> dict[str, Any] | None:
+        """The Deployment whose annotation names the ConfigFault ``name``."""
+        for deployment in self._api.deployments():
+            book = config_fault.bookkeeping(deployment)
+            if book is not None and book.get("name") == name:
+                return deployment
+        return None
+
+    def _config_pods(self, deployment: Mapping[str, Any]) -> list[dict[str, Any]]:
+        labels = ((deployment.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
+        return [
+            p
+            for p in self._api.pods()
+            if labels
+            and all(
+                ((p.get("metadata") or {}).get("labels") or {}).get(k) == v
+                for k, v in labels.items()
+            )
+        ]
+
+    def _config_status(self, ref: ChaosRef) -> ChaosStatus:
+        deployment = self._config_deployment(ref.name)
+        pods = [] if deployment is None else self._config_pods(deployment)
+        return config_fault.status(ref.name, self._namespace, deployment, pods)
+
+    def _remove_config(self, ref: ChaosRef) -> None:
+        self.ensure_writable()
+        deployment = self._config_deployment(ref.name)
+        if deployment is None:
+            return
+        book = config_fault.bookkeeping(deployment) or {}
+        reason = foreign_reason(config_fault.owner_labels(book), ref)
+        if reason is not None:
+            raise ForeignObjectError(f"{reason}; r2act leaves it alone")
+        patch = config_fault.remove_patch(deployment, ref.name)
+        if patch is None:
+            return
+        target = str((deployment.get("metadata") or {}).get("name"))
+        self._api.patch_deployment(target, patch, JSON_PATCH, "remove the ConfigFault from")
+
+    def _config_leftovers(self) -> list[ChaosRef]:
+        found = []
+        for deployment in self._api.deployments():
+            book = config_fault.bookkeeping(deployment)
+            if book is not None and book.get("name"):
+                found.append(self._config_ref(book))
+        return found
+
     def chaos_status(self, ref: ChaosRef) -> ChaosStatus:
         """The object's status; ``exists=False`` once it is gone."""
+        if ref.kind == config_fault.KIND:
+            self._check_namespace(ref)
+            return self._config_status(ref)
         plural = self._check_ref(ref)
         try:
             obj = self._api.get_chaos(plural, ref.name)
@@ -320,14 +465,23 @@ class KubeCluster:
         """Delete the object and wait (bounded) until its finalizer lets it go; never force.
 
         Raises PermanentClusterError with the object's finalizers, phase and the records
-        still injected when it outlives ``timeout_s``.
+        still injected when it outlives ``timeout_s``. A ConfigFault is undone by patching
+        its Deployment back (only if the annotation still names it).
         """
+        if ref.kind == config_fault.KIND:
+            self._check_namespace(ref)
+            self._remove_config(ref)
+            return
         plural = self._check_ref(ref)
-        self.ensure_writable()
+        opted_in = self.may_revert()
+        if self.own_chaos(plural, ref) is None:
+            return
         try:
             self._api.delete_chaos(plural, ref.name)
         except NotFoundError:
             return
+        if not opted_in:
+            self._note_unopted(f"removed r2act's own {ref.kind}/{ref.name}")
         deadline = self._clock.now() + timeout_s
         while True:
             try:
@@ -351,7 +505,7 @@ class KubeCluster:
         for plural in CHAOS_PLURALS.values():
             for obj in self._list_chaos(plural, selector):
                 found.append(chaos_ref(obj, INCIDENT_LABEL))
-        return found
+        return found + self._config_leftovers()
 
     def _list_chaos(self, plural: str, selector: str) -> list[dict[str, Any]]:
         try:
@@ -462,41 +616,34 @@ class KubeCluster:
             return False
         return True
 
-    def _probe_paths(self) -> list[str]:
-        """GET routes of one path segment: safe to call, reachable through the proxy."""
-        return [
-            r.path
-            for r in self._topology.routes
-            if r.method == "GET" and "*" not in r.path and r.path.count("/") <= 1
-        ]
+    def _probe_route(self, probe: oracle.Probe) -> float:
+        """Send one oracle probe; 0.0 when it succeeded, 1.0 when it failed."""
+        entry = self._topology.deployment(self._topology.entrypoint)
+        port = entry.service_port or self._topology.entrypoint_port
+        started = time.perf_counter()
+        status = self._api.proxy_request(
+            f"{entry.name}:{port}", probe.method, probe.path, probe.form
+        )
+        took_ms = (time.perf_counter() - started) * 1000.0
+        return 0.0 if oracle.request_ok(status, took_ms) else 1.0
 
     def health(self) -> HealthReport:
-        """Deployments available, the health endpoint answering, and user pages answering."""
+        """One probe round of the shared oracle (``cluster.oracle``) through the API proxy:
+        every entry-point route once, the health endpoint, deployment availability."""
         ts = self._clock.now()
-        unavailable = sorted(
+        unavailable = [
             d.name
             for d in map(deployment_state, self._api.deployments())
             if d.available_replicas < d.replicas
-        )
+        ]
         healthz = self._probe(self._topology.health_path)
-        pages = self._probe_paths()
-        failures = [p for p in pages if not self._probe(p)]
-        error_rate = len(failures) / len(pages) if pages else 0.0
-        frontend_ok = healthz and not failures
-        detail = []
-        if not healthz:
-            detail.append(f"{self._topology.health_path} failed")
-        if failures:
-            detail.append(f"pages failing: {', '.join(failures)}")
-        if unavailable:
-            detail.append(f"unavailable: {', '.join(unavailable)}")
-        return HealthReport(
-            ts=ts,
-            healthy=healthz and not unavailable and error_rate <= self._error_rate_threshold,
-            frontend_ok=frontend_ok,
+        failures = {p.scope: self._probe_route(p) for p in oracle.probes(self._topology)}
+        return oracle.judge(
+            ts,
+            healthz_ok=healthz,
             unavailable=unavailable,
-            error_rate=error_rate,
-            detail="; ".join(detail),
+            failures=failures,
+            threshold=self._error_rate_threshold,
         )
 
     def preflight(self, metric_queries: Mapping[str, str]) -> PreflightReport:
@@ -595,15 +742,20 @@ class KubeCluster:
         selector = ",".join(f"{k}={v}" for k, v in sorted(match_labels.items()))
         replicasets = self._api.replicasets(selector)
         source = rollback_source(deployment, replicasets)
-        if source is None:
-            raise PermanentClusterError(
-                f"deployment {target} has no earlier revision to roll back to"
-            )
+        if source is None:  # nothing to roll back to: the plan changes nothing (as in the sim)
+            return PlanEffect(operation="rollback_deployment", changes=[])
         _revision, template, annotations = source
         current_template = spec.get("template") or {}
         if same_template(current_template, template):
             return PlanEffect(operation="rollback_deployment", changes=[])
         before_annotations = (deployment.get("metadata") or {}).get("annotations") or {}
+        if config_fault.ANNOTATION in before_annotations:
+            # r2act's bookkeeping of a ConfigFault survives the rollback: removal then finds
+            # the originals in place and changes nothing.
+            annotations = {
+                **(annotations or {}),
+                config_fault.ANNOTATION: before_annotations[config_fault.ANNOTATION],
+            }
         self._api.patch_deployment(
             target, self._template_patch(template, annotations), JSON_PATCH, "roll back"
         )
@@ -636,18 +788,64 @@ class KubeCluster:
             if not matches(obj):
                 continue
             ref = chaos_ref(obj, INCIDENT_LABEL)
+            if self.run_id is not None and ref.run_id != self.run_id:
+                continue  # another run's fault: a plan never removes it
             self.remove(ref, timeout_s=self._plan_removal_timeout)
             changes.append(Change(kind="chaos_removed", before=strip_server_fields(obj)))
         return PlanEffect(operation=operation, changes=changes)
 
-    def _dependency_matches(self, dependency: str) -> Callable[[dict[str, Any]], bool]:
-        name = dependency.split(":", 1)[0]
+    def _repair(self, target: str, dependency: str) -> PlanEffect:
+        """Set the target's address variable for ``dependency`` back to the release
+        manifest's value (a template change, hence a rollout); nothing when it already is."""
         try:
-            endpoint = self._topology.deployment(name).endpoint
+            manifest = self._topology.deployment(target).env
         except KeyError:
-            endpoint = None
-        ok_port = endpoint is None or endpoint == dependency
-        return lambda obj: ok_port and name in dns_names(obj)
+            manifest = {}
+        variable = next((k for k, v in manifest.items() if v == dependency), None)
+        if variable is None:
+            return PlanEffect(operation="repair_dependency", changes=[])
+        deployment = self._api.deployment(target)
+        container = self._main_container(deployment)
+        template = (deployment.get("spec") or {}).get("template") or {}
+        containers = (template.get("spec") or {}).get("containers") or []
+        index = next(i for i, c in enumerate(containers) if c.get("name") == container)
+        env = list(containers[index].get("env") or [])
+        current = next((e.get("value") for e in env if e.get("name") == variable), None)
+        if current == dependency:
+            return PlanEffect(operation="repair_dependency", changes=[])
+        fixed = [e for e in env if e.get("name") != variable] + [
+            {"name": variable, "value": dependency}
+        ]
+        if any(e.get("name") == variable for e in env):
+            fixed = [
+                {"name": variable, "value": dependency} if e.get("name") == variable else e
+                for e in env
+            ]
+        path = f"/spec/template/spec/containers/{index}/env"
+        annotations = (deployment.get("metadata") or {}).get("annotations")
+        self._api.patch_deployment(
+            target, [{"op": "add", "path": path, "value": fixed}], JSON_PATCH, "repair"
+        )
+        return PlanEffect(
+            operation="repair_dependency",
+            changes=[
+                Change(
+                    kind="template",
+                    deployment=target,
+                    before={"template": template, "annotations": annotations},
+                    after={"variable": variable, "value": dependency},
+                )
+            ],
+        )
+
+    def _on_route(self, target: str, scope: str) -> bool:
+        """The scope names a route whose requests reach ``target`` (as the simulator rules)."""
+        method, _, path = scope.partition(" ")
+        try:
+            routes = self._topology.routes_of(target)
+        except KeyError:
+            return False
+        return any(r.path == path and method in ("ANY", r.method) for r in routes)
 
     def apply_plan(self, plan: RecoveryPlan) -> PlanEffect:
         """Execute a typed plan in the namespace; the effect records what to undo."""
@@ -664,15 +862,13 @@ class KubeCluster:
             return self._rollback(plan.target)
         if isinstance(plan, RollbackConfig):
             scope = plan.scope
+            if not self._on_route(plan.target, scope):
+                return PlanEffect(operation="rollback_config", changes=[])
             return self._remove_matching(
                 "rollback_config", CHAOS_PLURALS["HTTPChaos"], lambda o: http_scope(o) == scope
             )
         if isinstance(plan, RepairDependency):
-            return self._remove_matching(
-                "repair_dependency",
-                CHAOS_PLURALS["DNSChaos"],
-                self._dependency_matches(plan.dependency),
-            )
+            return self._repair(plan.target, plan.dependency)
         raise PermanentClusterError(
             f"unknown plan operation {plan.operation!r}"
         )  # pragma: no cover
@@ -690,7 +886,8 @@ class KubeCluster:
         ]
         if not changes:
             return
-        self.ensure_writable()
+        if not self.may_revert():
+            self._note_unopted(f"undid r2act's plan ({effect.operation})")
         for change in changes:
             target = change.deployment
             if target is None:
@@ -723,6 +920,7 @@ def connect_kubernetes(
     namespace: str,
     workspace: Path | None = None,
     metric_queries: Mapping[str, str] | None = None,
+    reverting: bool = False,
     **options: Any,
 ) -> KubeCluster:
     """The ``kind: kubernetes`` branch of ``r2act.cluster.connect.connect``.
@@ -730,7 +928,8 @@ def connect_kubernetes(
     ``workspace`` and ``metric_queries`` are accepted for the factory's common signature;
     the queries are checked by ``preflight``. The namespace must be the target's own, and
     the safety check (context, opt-in label) runs here, so a campaign pointed at the wrong
-    place stops before it plans anything on the cluster.
+    place stops before it plans anything on the cluster. ``reverting`` (``r2act cleanup``)
+    only checks the context: removing r2act's own objects needs no opt-in.
     """
     del workspace, metric_queries
     if namespace != target.namespace:
@@ -739,7 +938,10 @@ def connect_kubernetes(
             "acts only in the namespace the campaign's target names"
         )
     cluster = KubeCluster.from_target(target, **options)
-    cluster.ensure_writable()
+    if reverting:
+        cluster.may_revert()  # the context must match; a withdrawn opt-in is said later
+    else:
+        cluster.ensure_writable()
     return cluster
 
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
+from urllib.parse import quote
 
 import urllib3
 from kubernetes import client as k8s
@@ -67,6 +68,7 @@ PODS_LIST: Final = _perm("", "pods", "list")
 POD_LOG_GET: Final = _perm("", "pods/log", "get")
 EVENTS_LIST: Final = _perm("", "events", "list")
 SERVICE_PROXY_GET: Final = _perm("", "services/proxy", "get")
+SERVICE_PROXY_CREATE: Final = _perm("", "services/proxy", "create")
 DEPLOYMENTS_GET: Final = _perm("apps", "deployments", "get")
 DEPLOYMENTS_LIST: Final = _perm("apps", "deployments", "list")
 DEPLOYMENTS_PATCH: Final = _perm("apps", "deployments", "patch")
@@ -81,6 +83,7 @@ REQUIRED_PERMISSIONS: Final[tuple[Permission, ...]] = (
     POD_LOG_GET,
     EVENTS_LIST,
     SERVICE_PROXY_GET,
+    SERVICE_PROXY_CREATE,
     DEPLOYMENTS_GET,
     DEPLOYMENTS_LIST,
     DEPLOYMENTS_PATCH,
@@ -283,6 +286,44 @@ class KubeApi:
             self.namespace,
             path.lstrip("/"),
         )
+
+    def proxy_request(
+        self, service: str, method: str, path: str, form: Sequence[tuple[str, str]] = ()
+    ) -> int | None:
+        """Send one request to a service through the API server's proxy; its HTTP status.
+
+        For the health oracle: one attempt, no retry, the page's own status returned (None
+        when no answer came back). 401/403 still raise SafetyError: a missing permission is
+        not an unhealthy page. POST needs ``create`` on services/proxy.
+        """
+        perm = SERVICE_PROXY_GET if method == "GET" else SERVICE_PROXY_CREATE
+        assert perm in REQUIRED_PERMISSIONS, f"{perm} missing from REQUIRED_PERMISSIONS"
+        api = self._core.api_client
+        resource = (
+            f"/api/v1/namespaces/{quote(self.namespace)}/services/{quote(service)}/proxy/"
+            + quote(path.lstrip("/"))
+        )
+        headers = {"Content-Type": "application/x-www-form-urlencoded"} if form else {}
+        try:
+            request = api.param_serialize(
+                method=method,
+                resource_path=resource,
+                header_params=headers,
+                post_params=list(form),
+                auth_settings=["BearerToken"],
+            )
+            response = api.call_api(*request, _request_timeout=self._timeout)
+            response.read()
+            status = int(response.status)
+        except ApiException as exc:
+            status = int(exc.status or 0)
+        except (urllib3.exceptions.HTTPError, OSError):
+            return None
+        if status in (401, 403):
+            raise self._translate(
+                ApiException(status=status, reason="Forbidden"), perm, f"probe {service}{path}"
+            )
+        return status
 
     # -- apps/v1 -------------------------------------------------------------------------
 

@@ -30,9 +30,11 @@ CHAOS_KINDS: Final = frozenset(
         "PodIOChaos",
         "Schedule",
         "Workflow",
+        "ConfigFault",
     }
 )
-"""Kinds whose events are provenance (the chaos-mesh.org API group)."""
+"""Kinds whose events are provenance (the chaos-mesh.org API group, and r2act's ConfigFault;
+the rollout a ConfigFault causes is the Deployment's, which operators see, so not these)."""
 
 
 def is_provenance_event(event: KubeEvent, chaos_name: str) -> bool:

@@ -21,7 +21,7 @@ from r2act.schema import (
 )
 from r2act.systems import ONLINE_BOUTIQUE
 
-LIMIT_PERCENT = {Intensity.MODERATE: 90, Intensity.SEVERE: 25}
+LIMIT_PERCENT = {Intensity.MODERATE: 75, Intensity.SEVERE: 55}
 ROOT_CAUSE_SERVICES = [
     "frontend",
     "checkoutservice",

@@ -63,7 +63,7 @@ def test_the_default_policy_is_the_mechanics_one_and_both_are_named_and_versione
 def test_policies_are_found_by_name_with_or_without_version() -> None:
     assert policy_named("paper-table-ii/1") is PAPER_POLICY
     assert policy_named("r2act-mechanics") is MECHANICS_POLICY
-    with pytest.raises(DataError, match="unknown policy 'r2act-default/1'.*r2act-mechanics/1"):
+    with pytest.raises(DataError, match=r"unknown policy 'r2act-default/1'.*r2act-mechanics/1"):
         policy_named("r2act-default/1")
 
 

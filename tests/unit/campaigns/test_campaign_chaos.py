@@ -18,7 +18,7 @@ from r2act.schema import FaultType, Intensity, PlannedIncident
 from r2act.systems import ONLINE_BOUTIQUE
 
 REPO = Path(__file__).resolve().parents[3]
-CAMPAIGNS = ["smoke.yaml", "r2act-302.yaml"]
+CAMPAIGNS = ["smoke.yaml", "r2act-302.yaml", "kind-demo.yaml"]
 DNS_1123 = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
@@ -123,9 +123,12 @@ def test_crd_check_rejects_a_misspelt_field(
     assert list(crd_validators["StressChaos"].iter_errors(obj))
 
 
-def test_both_campaigns_cover_every_fault_type_and_intensity() -> None:
+def test_the_campaigns_cover_every_fault_type_and_intensity_but_http_at_paper_scale() -> None:
     seen = {(i.fault.type, i.fault.intensity) for name in CAMPAIGNS for i in _incidents(name)}
-    assert seen == {(f, i) for f in FaultType for i in Intensity}
+    assert {f for f, _ in seen} == set(FaultType)
+    http = {FaultType.HTTP_ERROR, FaultType.HTTP_ABORT}
+    assert {(f, i) for f in FaultType if f not in http for i in Intensity} <= seen
+    assert not any(i.fault.type in http for i in _incidents("r2act-302.yaml"))
 
 
 def test_names_are_unique_dns_labels_of_at_most_57_chars() -> None:
@@ -156,11 +159,14 @@ def test_long_ids_get_a_hashed_label_that_stays_distinct() -> None:
 
 
 def _first(fault: FaultType, intensity: Intensity) -> PlannedIncident:
-    return next(
+    """The first such incident of r2act-302, else of smoke (HTTP faults), else any intensity."""
+    candidates = [
         i
-        for i in _incidents("r2act-302.yaml")
-        if i.fault.type == fault and i.fault.intensity == intensity
-    )
+        for name in ("r2act-302.yaml", "smoke.yaml")
+        for i in _incidents(name)
+        if i.fault.type == fault
+    ]
+    return next((i for i in candidates if i.fault.intensity == intensity), candidates[0])
 
 
 @pytest.mark.parametrize("intensity", list(Intensity))
@@ -170,7 +176,7 @@ def test_spec_selects_the_right_pods_for_the_duration(
 ) -> None:
     incident = _first(fault, intensity)
     spec = render_chaos(incident, "default", ONLINE_BOUTIQUE)["spec"]
-    assert spec["duration"] == "120s"
+    assert spec["duration"] == f"{incident.fault.duration_s}s"
     if fault in {FaultType.DNS_FAULT, FaultType.DNS_RANDOM}:
         caller = ONLINE_BOUTIQUE.primary_caller(incident.service)
         assert spec["deployment"] == caller
@@ -215,8 +221,8 @@ def test_memory_pressure_lowers_the_limit_below_the_request() -> None:
         assert spec["container"] == "server"
         return str(spec["resources"]["limits"]["memory"])
 
-    # frontend: request 64Mi; moderate 90% of it, severe 25%
-    assert (limit(Intensity.MODERATE), limit(Intensity.SEVERE)) == ("57Mi", "16Mi")
+    # frontend: request 64Mi; moderate 75% of it, severe 55%
+    assert (limit(Intensity.MODERATE), limit(Intensity.SEVERE)) == ("48Mi", "35Mi")
 
 
 def test_kind_specific_fields_follow_the_contract() -> None:
@@ -230,9 +236,9 @@ def test_kind_specific_fields_follow_the_contract() -> None:
         "correlation": "25",
     }
     assert spec(FaultType.NETWORK_DELAY, Intensity.MODERATE)["delay"]["latency"] == "200ms"
-    assert spec(FaultType.HTTP_ERROR, Intensity.MODERATE)["replace"] == {"code": 500}
+    assert spec(FaultType.HTTP_ERROR, Intensity.SEVERE)["replace"] == {"code": 503}
     assert spec(FaultType.HTTP_ERROR, Intensity.SEVERE)["target"] == "Response"
-    abort = spec(FaultType.HTTP_ABORT, Intensity.SEVERE)
+    abort = spec(FaultType.HTTP_ABORT, Intensity.MODERATE)
     assert (abort["target"], abort["abort"]) == ("Request", True)
     # checkoutservice is the first DNS cell: its primary caller is the frontend
     assert spec(FaultType.DNS_FAULT, Intensity.MODERATE)["env"] == {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from pathlib import Path
@@ -12,8 +11,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from r2act.campaigns import Manifest, load_manifest, plan_incidents
-from r2act.campaigns.composition import online_boutique_home, recompose
-from r2act.campaigns.quotas import cell_of, is_spare
+from r2act.campaigns.composition import USER_INVISIBLE, online_boutique_home
+from r2act.campaigns.quotas import is_spare
 from r2act.schema import INCIDENT_ID_PATTERN, FaultType, Intensity, PlannedIncident
 from r2act.systems import ONLINE_BOUTIQUE
 
@@ -65,20 +64,24 @@ def test_r2act_302_keeps_the_paper_population_on_realizable_cells(design: Manife
     assert len({i.id for i in incidents}) == 302
     by_type = Counter((i.fault.type, i.fault.intensity) for i in incidents)
     for fault, (moderate, severe) in PAPER_TYPE_INTENSITY.items():
-        assert by_type[fault, Intensity.MODERATE] == moderate, fault
-        assert by_type[fault, Intensity.SEVERE] == severe, fault
+        if fault in USER_INVISIBLE:  # spread over the other types (composition.py)
+            assert by_type[fault, Intensity.MODERATE] == by_type[fault, Intensity.SEVERE] == 0
+        else:
+            assert by_type[fault, Intensity.MODERATE] >= moderate, fault
+            assert by_type[fault, Intensity.SEVERE] >= severe, fault
     intensities = Counter(i.fault.intensity for i in incidents)
     assert intensities == {Intensity.MODERATE: 129, Intensity.SEVERE: 173}
     cells = Counter((i.service, i.fault.type) for i in incidents)
-    assert len(cells) == 29
+    assert len(cells) == 27
     home = online_boutique_home(design.topology)
     for service, fault in cells:
         assert home(service, fault) == service, (service, fault)
-    # untouched paper cells keep their count (recommendationservice CPU, network delay)
-    assert cells["recommendationservice", FaultType.CPU_SATURATION] == 5
+    # every realizable paper cell keeps at least its count; none is opened anew
     for service, row in PAPER_CELLS.items():
-        index = PAPER_COLUMNS.index(FaultType.NETWORK_DELAY)
-        assert cells[service, FaultType.NETWORK_DELAY] == row[index], service
+        for fault, count in zip(PAPER_COLUMNS, row, strict=True):
+            if home(service, fault) == service:
+                assert cells[service, fault] >= count, (service, fault)
+            assert count or not cells[service, fault], (service, fault)
 
 
 def test_r2act_302_uses_the_paper_phases(design: Manifest) -> None:
@@ -136,8 +139,8 @@ def test_memory_limit_is_a_share_of_the_request(design: Manifest) -> None:
         for i in plan_incidents(design)
         if i.fault.type == FaultType.MEMORY_PRESSURE
     }
-    assert limits["paymentservice", Intensity.MODERATE] == "57Mi"  # 90% of 64Mi
-    assert limits["paymentservice", Intensity.SEVERE] == "16Mi"  # 25% of 64Mi
+    assert limits["paymentservice", Intensity.MODERATE] == "48Mi"  # 75% of 64Mi
+    assert limits["paymentservice", Intensity.SEVERE] == "35Mi"  # 55% of 64Mi
 
 
 def test_dns_parameters_name_the_primary_callers_variable(design: Manifest) -> None:

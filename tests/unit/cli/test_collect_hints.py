@@ -17,7 +17,9 @@ def _campaign(directory: Path, doomed: str) -> Path:
         "system": "onlineboutique",
         "target": {"kind": "sim", "seed": 11, "glitches": {**quiet, "fail_incidents": [doomed]}},
         "services": ["cartservice"],
-        "faults": [{"type": f, "intensities": ["severe"]} for f in ("pod_failure", "network_delay")],
+        "faults": [
+            {"type": f, "intensities": ["severe"]} for f in ("pod_failure", "network_delay")
+        ],
         "phases": {"pre_s": 20, "during_s": 30, "post_s": 20, "recovery_timeout_s": 60},
         "seed": 5,
     }

@@ -36,15 +36,28 @@ def write_campaign(  # noqa: PLR0917
     glitches: dict[str, object] | None = None,
     phases: dict[str, int] | None = None,
 ) -> Path:
-    """A sim campaign with short phases and no random glitches unless asked for."""
+    """A sim campaign with short phases and no random glitches unless asked for.
+
+    HTTP faults are frontend route rules (docs/faults.md), so when any is asked for, the
+    frontend joins the services and gets only those; the other services get the rest."""
     quiet = {"injection_failure": 0.0, "metric_gap": 0.0, "slow_recovery": 0.0}
+    http = [f for f in faults if f.startswith("http_")]
+    chosen = list(services)
+    cells = []
+    if http:
+        chosen += [] if "frontend" in chosen else ["frontend"]
+        for service in chosen:
+            for fault in faults:
+                if (fault in http) != (service == "frontend"):
+                    cells.append({"service": service, "fault": fault, "repetitions": 0})
     manifest = {
         "name": name,
         "system": "onlineboutique",
         "target": {"kind": "sim", "seed": 11, "glitches": {**quiet, **(glitches or {})}},
-        "services": list(services),
+        "services": chosen,
         "faults": [{"type": f, "intensities": ["severe"]} for f in faults],
         "repetitions": repetitions,
+        "cells": cells,
         "phases": phases or {"pre_s": 20, "during_s": 30, "post_s": 20, "recovery_timeout_s": 60},
         "seed": 5,
     }

@@ -31,7 +31,7 @@ services: [cartservice, checkoutservice, paymentservice]
 faults:
   - {type: pod_failure, intensities: [moderate, severe]}
   - {type: cpu_saturation, intensities: [severe]}
-  - {type: http_error, intensities: [moderate]}
+  - {type: network_delay, intensities: [moderate]}
   - {type: dns_fault, intensities: [severe]}
 repetitions: 3
 phases: {pre_s: 60, during_s: 60, post_s: 60, recovery_timeout_s: 60}

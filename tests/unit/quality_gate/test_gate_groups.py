@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from gate_rawfactory import RawSpec, write_raw_incident
 
+from r2act.actions import policy_named
 from r2act.errors import DataError
 from r2act.quality_gate import Group, audit_incident, read_verdicts, run_audit
 from r2act.schema import BenchmarkRecord, PlannedIncident
@@ -50,7 +51,7 @@ def test_chaos_object_events_are_provenance_not_a_leak(
     # the healthy factory incident carries an 'Applied' event on the chaos object itself
     root = write_raw_incident(tmp_path, incidents[DNS])
     events = (root / "during" / "events.jsonl").read_text()
-    assert "DNSChaos" in events
+    assert "ConfigFault" in events
     verdict, _ = audit_incident(root)
     assert verdict.group == Group.MAIN
 
@@ -84,8 +85,14 @@ def test_main_record_carries_labels_and_plan_sets(
     _, record = audit_incident(root)
     assert isinstance(record, BenchmarkRecord)
     assert record.labels.service == "paymentservice"
-    assert record.labels.mechanism == "chaos-mesh-dns-error"
-    assert len(record.valid_plans) >= 1 and len(record.invalid_plans) >= 2
+    assert record.labels.mechanism == "config-fault-address-nxdomain"
+    assert record.policy == "r2act-mechanics/1"
+    assert record.gold_plan.model_dump() == {
+        "operation": "repair_dependency",
+        "target": "checkoutservice",  # the primary caller holds PAYMENT_SERVICE_ADDR
+        "dependency": "paymentservice:50051",
+    }
+    assert len(record.valid_plans) == 2 and len(record.invalid_plans) == 2
     assert record.observations.log_records == 3 * 20 * 4
     assert record.observations.phases == ["pre", "during", "post"]
     # events about the chaos object are not counted as method-visible
@@ -230,3 +237,33 @@ def test_a_deployment_not_ready_before_injection_is_an_unhealthy_baseline_warnin
     assert verdict.group == Group.WARNING
     assert "UNHEALTHY_BASELINE" in verdict.reasons
     assert record is None
+
+
+def test_the_paper_policy_is_selectable_and_every_record_and_verdict_names_its_policy(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    write_raw_incident(tmp_path, incidents[DNS])
+    result = run_audit(tmp_path, workers=1, policy=policy_named("paper-table-ii/1"))
+    (verdict,) = result.verdicts
+    assert verdict.policy == "paper-table-ii/1"
+    record = BenchmarkRecord.model_validate_json(
+        (tmp_path / "audit" / "records" / f"{DNS}.json").read_text()
+    )
+    assert record.policy == "paper-table-ii/1"
+    assert record.gold_plan.model_dump()["target"] == "paymentservice"  # Table II: S itself
+
+
+def test_clean_incidents_beyond_their_cell_quota_are_spares_without_records(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    cell = [i for i in incidents.values() if i.id.startswith(POD.rsplit("_r", 1)[0])]
+    assert len(cell) == 3
+    for incident in cell:  # a quota of 2 with one spare
+        write_raw_incident(tmp_path, incident.model_copy(update={"quota": 2}))
+    result = run_audit(tmp_path, workers=1)
+    groups = {v.incident_id: v.group for v in result.verdicts}
+    ordered = sorted(groups)
+    assert [groups[i] for i in ordered] == [Group.MAIN, Group.MAIN, Group.SPARE]
+    records = sorted(p.stem for p in (tmp_path / "audit" / "records").glob("*.json"))
+    assert records == ordered[:2]
+    assert not (tmp_path / "audit" / "logs" / f"{ordered[2]}.parquet").exists()

@@ -95,13 +95,18 @@ class Run:
         start = cluster.clock.now()
         cluster.clock.sleep(PRE_S)
         self.pre = TimeWindow(start, cluster.clock.now())
+        # Read at the end of the pre phase, as the collector does: later, a rollout or
+        # repeated restarts take earlier lines out of reach (collection parity).
+        self._pre_lines = [line for batch in cluster.logs(self.pre) for line in batch]
         self.ref: ChaosRef = cluster.inject(injected if injected is not None else chaos(inc))
         cluster.clock.sleep(DURING_S)
         self.during = TimeWindow(self.pre.end + SETTLE_S, cluster.clock.now())
         """The fault window, from when the records have been applied."""
 
     def lines(self, window: TimeWindow) -> list[LogLine]:
-        """Every log line of the window."""
+        """Every log line of the window (the pre window as read before the injection)."""
+        if window == self.pre:
+            return list(self._pre_lines)
         return [line for batch in self.cluster.logs(window) for line in batch]
 
 
@@ -173,3 +178,43 @@ def config_fault(
         },
         "spec": spec,
     }
+
+
+def raw_chaos(kind: str, app: str, spec: dict[str, object], name: str) -> dict[str, object]:
+    """A Chaos Mesh object no shipped cell renders any more (StressChaos memory, DNSChaos):
+    the simulator still accepts them with their real mechanics."""
+    return {
+        "apiVersion": "chaos-mesh.org/v1alpha1",
+        "kind": kind,
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "labels": {"app.kubernetes.io/managed-by": "r2act", "r2act.io/incident": "t"},
+        },
+        "spec": {
+            "mode": "all",
+            "selector": {"namespaces": ["default"], "labelSelectors": {"app": app}},
+            "duration": "120s",
+            **spec,
+        },
+    }
+
+
+def memory_stress(service: str, size: str = "256MB") -> dict[str, object]:
+    """StressChaos memory of ``size`` on the service's main container."""
+    container = ONLINE_BOUTIQUE.deployment(service).main.name
+    spec = {"containerNames": [container], "stressors": {"memory": {"workers": 1, "size": size}}}
+    return raw_chaos("StressChaos", service, spec, "r2act-mem-0123456789")
+
+
+def dns_chaos(callers: list[str], service: str, action: str = "error") -> dict[str, object]:
+    """DNSChaos on ``callers`` for ``service``'s name."""
+    obj = raw_chaos("DNSChaos", callers[0], {"action": action}, "r2act-dns-0123456789")
+    spec = obj["spec"]
+    assert isinstance(spec, dict)
+    spec["selector"] = {
+        "namespaces": ["default"],
+        "expressionSelectors": [{"key": "app", "operator": "In", "values": callers}],
+    }
+    spec["patterns"] = [service, f"{service}.*"]
+    return obj

@@ -48,7 +48,7 @@ def test_pods_created_after_injection_are_not_injected(make_cluster: MakeCluster
     assert set(scene.services["cartservice"].rho) == before
 
 
-def test_pod_level_records_are_per_pod_and_dns_selects_the_callers(
+def test_pod_level_records_are_per_pod_and_a_config_fault_counts_the_callers_new_pods(
     make_cluster: MakeCluster,
 ) -> None:
     cluster = make_cluster()
@@ -56,8 +56,11 @@ def test_pod_level_records_are_per_pod_and_dns_selects_the_callers(
     dns_ref = cluster.inject(chaos(incident("cartservice", "dns_random")))
     cluster.clock.sleep(5)
     assert cluster.chaos_status(pod_ref).records[0].id.count("/") == 1
-    dns_pods = {r.pod.rsplit("-", 2)[0] for r in cluster.chaos_status(dns_ref).records}
-    assert dns_pods == {"frontend", "checkoutservice"}
+    assert dns_ref.kind == "ConfigFault"
+    records = cluster.chaos_status(dns_ref).records
+    assert {r.pod.rsplit("-", 2)[0] for r in records} == {"frontend"}  # the primary caller
+    old = {p.name for p in cluster.state().pods if p.app == "frontend"} - {r.pod for r in records}
+    assert len(old) == 1  # the rollout's old pod serves until the new one is ready
 
 
 def test_removal_recovers_and_the_object_disappears(make_cluster: MakeCluster) -> None:

@@ -9,7 +9,7 @@ import pytest
 from r2act.cluster.sim import SimulatedCluster
 from r2act.schema import TimeWindow
 
-from .conftest import NO_GLITCHES, chaos, incident
+from .conftest import NO_GLITCHES, chaos, incident, memory_stress
 
 RESTARTS = {"restarts": 'kube_pod_container_status_restarts_total{namespace="default"}'}
 
@@ -25,7 +25,7 @@ def _restarts(sim: SimulatedCluster, app: str) -> dict[str, float]:
 
 def test_restart_counter_of_a_surviving_pod_never_decreases(tmp_path: Path) -> None:
     sim = SimulatedCluster(tmp_path, seed=3, glitches=NO_GLITCHES)
-    ref = sim.inject(chaos(incident("cartservice", "memory_pressure", "severe", 2)))
+    ref = sim.inject(memory_stress("cartservice"))  # one group OOM kill: the pod survives
     sim.clock.sleep(300)
     sim.remove(ref)
     sim.clock.sleep(300)

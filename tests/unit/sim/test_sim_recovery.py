@@ -28,7 +28,15 @@ from r2act.schema import (
 )
 from r2act.systems import ONLINE_BOUTIQUE
 
-from .conftest import NO_GLITCHES, PRIMARY_CALLER, chaos, config_fault, incident
+from .conftest import (
+    NO_GLITCHES,
+    PRIMARY_CALLER,
+    chaos,
+    config_fault,
+    dns_chaos,
+    incident,
+    memory_stress,
+)
 
 BUDGET_S, PROBE_S, CONSECUTIVE = 75.0, 5.0, 3
 
@@ -38,8 +46,8 @@ POD_LEVEL = [
     ("checkoutservice", "cpu_saturation", "severe"),
     ("cartservice", "network_delay", "severe"),
     ("recommendationservice", "network_delay", "moderate"),
-    ("cartservice", "http_error", "severe"),
-    ("paymentservice", "http_abort", "moderate"),
+    ("frontend", "http_error", "severe"),
+    ("frontend", "http_abort", "moderate"),
 ]
 CONFIG = [
     ("cartservice", "dns_fault", "severe"),
@@ -89,7 +97,17 @@ def contract_invalid(service: str, fault: str) -> list[RecoveryPlan]:
     if fault in ("pod_failure", "network_delay", "cpu_saturation"):
         plans.append(scale)
     elif fault in ("http_error", "http_abort"):
-        plans += [restart(service), scale]
+        params = incident(service, fault).fault.parameters
+        route = next(
+            r
+            for r in ONLINE_BOUTIQUE.routes
+            if r.method == params["method"] and r.path == params["path"]
+        )
+        backend = route.services[0]  # a backend the route's requests reach
+        plans += [
+            restart(backend),
+            ScaleOut(operation="scale_out", target=backend, replicas=2),
+        ]
     elif fault in ("dns_fault", "dns_random"):
         plans += [restart(service), restart(PRIMARY_CALLER[service])]
     else:
@@ -180,7 +198,7 @@ def test_memory_stress_beyond_the_limit_kills_the_group_once_then_the_pod_is_cle
 ) -> None:
     cluster = SimulatedCluster(tmp_path, glitches=NO_GLITCHES)
     cluster.clock.sleep(60)
-    ref = cluster.inject(chaos(incident("cartservice", "memory_pressure", "severe")))
+    ref = cluster.inject(memory_stress("cartservice"))
     cluster.clock.sleep(60)
     (pod,) = [p for p in cluster.state().pods if p.app == "cartservice"]
     assert pod.containers[0].restart_count == 1
@@ -205,7 +223,7 @@ def test_a_limit_below_the_start_up_working_set_leaves_the_rollout_stuck(tmp_pat
 def test_dns_chaos_cannot_be_injected_into_stock_online_boutique(tmp_path: Path) -> None:
     cluster = SimulatedCluster(tmp_path, glitches=NO_GLITCHES)
     cluster.clock.sleep(60)
-    ref = cluster.inject(chaos(incident("cartservice", "dns_fault")))
+    ref = cluster.inject(dns_chaos(["frontend", "checkoutservice"], "cartservice"))
     cluster.clock.sleep(30)
     status = cluster.chaos_status(ref)
     assert status.failed() and not status.injected()
@@ -237,11 +255,14 @@ def test_a_config_fault_is_bookkept_on_the_deployment_and_conflicts_and_removes(
 def test_a_dns_config_fault_fails_only_at_its_caller(tmp_path: Path) -> None:
     cluster = faulty(tmp_path, ("paymentservice", "dns_fault", "severe"))
     scene = cluster.scene_at(cluster.clock.now())
-    assert dict(scene.call_errors["checkoutservice"]) == {
-        ("paymentservice", "dns_error"): pytest.approx(
-            scene.call_errors["checkoutservice"][("paymentservice", "dns_error")]
-        )
-    }
+    kind = "dns_error@paymentservice.invalid:50051"
+    assert list(scene.call_errors["checkoutservice"]) == [("paymentservice", kind)]
+    assert not any(
+        callee == "paymentservice"
+        for errors in scene.call_errors.values()
+        for callee, _ in errors
+        if errors is not scene.call_errors["checkoutservice"]
+    )
     assert scene.addresses == {
         ("checkoutservice", "paymentservice"): "paymentservice.invalid:50051"
     }
@@ -277,11 +298,9 @@ def test_no_deadline_exceeded_except_on_ads(tmp_path: Path) -> None:
 
 
 def test_rules_and_addresses_stay_unless_scope_or_dependency_match(tmp_path: Path) -> None:
-    http = incident("cartservice", "http_error")
+    http = incident("frontend", "http_error")
     cluster = faulty(tmp_path / "http", http)
-    other_scope = RollbackConfig(
-        operation="rollback_config", target="cartservice", scope="GET /cart"
-    )
+    other_scope = RollbackConfig(operation="rollback_config", target="frontend", scope="GET /cart")
     assert cluster.apply_plan(other_scope).changes == []
     cluster = faulty(tmp_path / "dns", ("cartservice", "dns_fault", "severe"))
     wrong_port = RepairDependency(
@@ -377,7 +396,7 @@ def test_removal_heals_quickly_unless_recovery_is_slow(
     [
         ("productcatalogservice", "cpu_saturation", "productcatalogservice"),
         ("cartservice", "network_delay", "cartservice"),
-        ("cartservice", "http_error", "frontend"),
+        ("frontend", "http_error", "frontend"),
     ],
 )
 def test_a_rollout_clears_faults_on_its_old_pods_whatever_the_label_says(

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from r2act.cluster.sim.state import ChaosRec, PodRec
+from r2act.cluster.sim.texts import T
 from r2act.errors import PermanentClusterError
 from r2act.schema import ChaosEvent, ChaosRecord, ChaosStatus, memory_bytes
 
@@ -274,11 +275,12 @@ each Online Boutique caller; every other container has a shell but a read-only r
 (``readOnlyRootFilesystem: true`` in the release manifest), so the backup copy under /etc
 fails instead."""
 
-READ_ONLY_ETC = (
-    "error code: exit status 1, msg: cp: can't create '/etc/resolv.conf.chaos.bak': "
-    "Read-only file system"
+READ_ONLY_ETC = T("cm.daemon_error")(
+    "exit status 1", T("busybox.cp_create")("/etc/resolv.conf.chaos.bak")
 )
-NO_SHELL = 'error code: exit status 1, msg: exec: "sh": executable file not found in $PATH'
+NO_SHELL = T("cm.daemon_error")("exit status 1", T("go.exec_not_found")("sh"))
+"""chaos-daemon's ``util.EncodeOutputToError`` of the failing ``sh -c "cp ..."`` (inferred:
+the shell-less image makes the exec fail, busybox's cp reports the read-only /etc)."""
 
 
 def dns_injection_error(app: str, read_only_root: bool = True) -> str | None:
@@ -294,8 +296,8 @@ def apply_error(rec: ChaosRec, pod: str) -> str:
         app = max((a for a in _apps(rec) if pod.startswith(f"{a}-")), key=len, default="")
         reason = dns_injection_error(app)
         if reason is not None:
-            return f"rpc error: code = Unknown desc = {reason}"
-    return f"rpc error: code = Unknown desc = {pod}: exit status 1"
+            return T("grpc.status")("Unknown", reason)
+    return T("grpc.status")("Unknown", f"{pod}: exit status 1")
 
 
 def _apps(rec: ChaosRec) -> tuple[str, ...]:

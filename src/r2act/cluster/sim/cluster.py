@@ -8,6 +8,7 @@ process (or a new instance after a crash) sees the same cluster, leftovers inclu
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -20,8 +21,10 @@ from r2act.cluster.base import (
     INCIDENT_LABEL,
     MANAGED_BY,
     MANAGED_BY_LABEL,
+    RUN_LABEL,
     ChaosObject,
     Cluster,
+    foreign_reason,
 )
 from r2act.cluster.sim import configfault
 from r2act.cluster.sim.calibration import log_scale
@@ -35,15 +38,24 @@ from r2act.cluster.sim.plans import apply, undo
 from r2act.cluster.sim.scene import Scene, build_scene
 from r2act.cluster.sim.state import (
     ChaosRec,
+    Checkpoint,
     SimState,
+    checkpoint_path,
     fresh_state,
+    load_checkpoint,
     load_state,
+    save_checkpoint,
     save_state,
     state_path,
 )
-from r2act.cluster.sim.timeline import PodTimeline, build_timelines, change_points
+from r2act.cluster.sim.timeline import (
+    PodTimeline,
+    build_timelines,
+    change_points,
+    collectable_from,
+)
 from r2act.cluster.sim.view import cluster_state, health_report
-from r2act.errors import DataError
+from r2act.errors import DataError, ForeignObjectError
 from r2act.schema import (
     ChaosRef,
     ChaosStatus,
@@ -223,7 +235,13 @@ class SimulatedCluster:
             self.glitches.decide(rec, fault)
             creation_events(self._state, rec)
         self._changed()
-        return ChaosRef(kind=rec.kind, name=rec.name, namespace=rec.namespace, incident_id=incident)
+        return ChaosRef(
+            kind=rec.kind,
+            name=rec.name,
+            namespace=rec.namespace,
+            incident_id=incident,
+            run_id=rec.labels.get(RUN_LABEL),
+        )
 
     def chaos_status(self, ref: ChaosRef) -> ChaosStatus:
         """The object's status now; ``exists=False`` once it is gone."""
@@ -244,6 +262,8 @@ class SimulatedCluster:
         rec = self._find(ref)
         if rec is None:
             return
+        if (reason := foreign_reason(rec.labels, ref)) is not None:
+            raise ForeignObjectError(f"{reason}; r2act leaves it alone")
         if rec.kind == CONFIG_FAULT_KIND:
             configfault.remove(self._state, self.topology, rec)
             self._changed()
@@ -259,6 +279,7 @@ class SimulatedCluster:
                 name=r.name,
                 namespace=r.namespace,
                 incident_id=r.labels.get(INCIDENT_LABEL),
+                run_id=r.labels.get(RUN_LABEL),
             )
             for r in self._state.chaos
             if r.deleted_at is None
@@ -281,7 +302,15 @@ class SimulatedCluster:
         """Every container's lines in the window (up to now), in batches."""
         self._call("logs")
         timelines = self.timelines()
-        yield from self._logs.window(self._clip(window), timelines, self.scene_at, self._cuts)
+        cut = collectable_from(timelines, self._state.now)
+        gone = {name for name, t in cut.items() if t == math.inf}
+        cut = {name: t for name, t in cut.items() if name not in gone}
+        readable = {n: line for n, line in timelines.items() if n not in gone}
+        for batch in self._logs.window(self._clip(window), readable, self.scene_at, self._cuts):
+            if cut:
+                batch = [x for x in batch if x.ts >= cut.get(x.pod, -math.inf)]
+            if batch:
+                yield batch
 
     def events(self, window: TimeWindow) -> list[KubeEvent]:
         """Events of the namespace in the window (up to now), chaos-object events included."""
@@ -327,6 +356,26 @@ class SimulatedCluster:
         changes = apply(self._state, self.topology, plan, self._state.now)
         self._changed()
         return PlanEffect(operation=plan.operation, changes=changes)
+
+    def rewind_to(self, scope: str, key: str) -> bool:
+        """Start ``key`` from the state the cluster had when ``key`` last started in ``scope``.
+
+        The first time a key starts (or after another key started in the same scope) the
+        state is saved; when the same key starts again, the cluster goes back to that state.
+        Collection keys it by incident: an incident redone after an interruption (its fault
+        already removed) runs from the very state an uninterrupted run had, so its
+        telemetry is byte-identical. Replay uses one key ('baseline') so every prediction
+        starts from the same cluster whatever ran before it. Never rewinds over a live
+        chaos object (that is for cleanup). True when it rewound.
+        """
+        path = checkpoint_path(self.path, scope)
+        saved = load_checkpoint(path)
+        if saved is not None and saved.key == key and not self._leftovers():
+            self._state = saved.state.model_copy(deep=True)
+            self._changed()
+            return True
+        save_checkpoint(path, Checkpoint(key=key, state=self._state))
+        return False
 
     def undo(self, effect: PlanEffect) -> None:
         """Revert replicas and templates a plan changed."""

@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from r2act.cluster.base import INCIDENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL
+from r2act.cluster.base import INCIDENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, RUN_LABEL
 from r2act.cluster.sim.chaos import (
     CONFIG_FAULT_ANNOTATION,
     CONFIG_FAULT_KIND,
@@ -82,7 +82,7 @@ def inject(state: SimState, topology: Topology, obj: Mapping[str, Any]) -> Chaos
         {
             "name": name,
             "incidentId": incident,
-            "runId": annotations.get(RUN_ANNOTATION),
+            "runId": labels.get(RUN_LABEL) or annotations.get(RUN_ANNOTATION),
             "container": spec.container,
             **originals,
         },
@@ -227,6 +227,7 @@ def leftovers(state: SimState) -> list[ChaosRef]:
                 name=str(book.get("name")),
                 namespace=state.namespace,
                 incident_id=None if book.get("incidentId") is None else str(book["incidentId"]),
+                run_id=None if book.get("runId") is None else str(book["runId"]),
             )
         )
     return found

@@ -20,12 +20,16 @@ from r2act.cluster.sim.chaos import (
     parse_chaos,
     select_pods,
 )
-from r2act.cluster.sim.events import event
+from r2act.cluster.sim.events import CHAOS_SOURCE, event
 from r2act.cluster.sim.state import ChaosRec, SimState
+from r2act.cluster.sim.texts import T
 from r2act.errors import ConflictError, PermanentClusterError
 from r2act.schema import Topology
 
-SOURCE = "chaos-controller-manager"
+SOURCE = CHAOS_SOURCE
+"""Stored under the controller-manager; ``events`` renders each with its controller's
+source and the ``Updated`` events that follow it."""
+FINALIZERS = DESIRED_PHASE = SOURCE
 APPLY_DELAY_S = 1.0
 """Seconds between creation and the daemon applying the records."""
 RETRIES_S = (0.0, 1.0, 3.0, 7.0, 15.0, 31.0, 63.0, 127.0, 255.0)
@@ -91,7 +95,7 @@ def creation_events(state: SimState, rec: ChaosRec) -> None:
         "FinalizerInited",
         about,
         "Finalizer has been inited",
-        source=SOURCE,
+        source=FINALIZERS,
     )
     if not rec.pods:
         event(
@@ -104,7 +108,14 @@ def creation_events(state: SimState, rec: ChaosRec) -> None:
             warning=True,
         )
         return
-    event(state, rec.created_at + 0.2, "Started", about, "Experiment has started", source=SOURCE)
+    event(
+        state,
+        rec.created_at + 0.2,
+        "Started",
+        about,
+        "Experiment has started",
+        source=DESIRED_PHASE,
+    )
     for pod in rec.pods:
         if rec.injection_failed:
             # The records controller requeues a failed apply (needRetry) and fails again:
@@ -119,7 +130,7 @@ def creation_events(state: SimState, rec: ChaosRec) -> None:
                     rec.applied_at + delay,
                     "Failed",
                     about,
-                    f"Failed to apply chaos: {apply_error(rec, pod)}",
+                    T("cm.failed")("apply chaos", apply_error(rec, pod)),
                     source=SOURCE,
                     warning=True,
                 )
@@ -129,7 +140,7 @@ def creation_events(state: SimState, rec: ChaosRec) -> None:
                 rec.applied_at,
                 "Applied",
                 about,
-                f"Successfully apply chaos for {rec.namespace}/{pod}",
+                T("cm.applied")(f"{rec.namespace}/{pod}"),
                 source=SOURCE,
             )
 
@@ -146,7 +157,7 @@ def delete(state: SimState, rec: ChaosRec, removed_by: str) -> None:
                 now + 0.5,
                 "Recovered",
                 about,
-                f"Successfully recover chaos for {rec.namespace}/{pod}",
+                T("cm.recovered")(f"{rec.namespace}/{pod}"),
                 source=SOURCE,
             )
     event(state, now + 0.8, "Deleted", about, "Experiment has been deleted", source=SOURCE)

@@ -3,10 +3,14 @@
 A paper-scale campaign writes millions of lines, so lines are never built with
 ``json.dumps``: every format is a ``%``-template whose constant parts (pod name, logger
 name, escaped message) are filled in once per pod, leaving only the timestamp and a few
-variable fields per line. Formats follow the services' logging setups (see
-``shared/facts``): Go logrus JSON (keys sorted, RFC 3339 nano timestamps), Node pino
-(epoch-ms ``time``), Python json logger (epoch ``timestamp``), Java log4j2 JsonLayout,
-cartservice plain text, redis and Locust plain text.
+variable fields per line. Formats follow the services' logging set-ups in
+``shared/reference/online-boutique/src-v0.10.6``: Go logrus JSONFormatter with keys renamed
+(``frontend/main.go`` L95-103; keys sorted, RFC 3339 nano timestamps), Node pino with a
+``severity`` level and ``message`` key (``currencyservice/server.js`` L17-26), Python
+json logger with ``record.created`` as ``timestamp`` (``emailservice/logger.py``), log4j2
+``JsonLayout compact eventEol`` whose ``${ctx:...}`` lookups stay unresolved (no context
+injector in v0.10.6, ``adservice/src/main/resources/log4j2.xml``), cartservice plain
+``Console.WriteLine`` text, redis and Locust plain text. The messages are in ``texts``.
 """
 
 from __future__ import annotations
@@ -15,8 +19,6 @@ import json
 import random
 from datetime import UTC, datetime
 from functools import lru_cache
-
-from r2act.systems import ONLINE_BOUTIQUE
 
 PRODUCTS = (
     "OLJCESPC7Z",
@@ -31,7 +33,19 @@ PRODUCTS = (
 )
 """Product ids of Online Boutique's catalog."""
 CURRENCIES = ("USD", "EUR", "JPY", "GBP", "TRY", "CAD")
-CONTEXT_WORDS = ("clothing", "accessories", "footwear", "hair", "decor", "kitchen")
+CATEGORIES = (
+    "[accessories]",
+    "[clothing, tops]",
+    "[accessories]",
+    "[footwear]",
+    "[hair, beauty]",
+    "[decor, home]",
+    "[kitchen]",
+    "[kitchen]",
+    "[kitchen]",
+)
+"""Each product's categories as Java prints the list adservice receives (same order as
+``PRODUCTS``; the product page asks for ads by its product's categories)."""
 
 
 V = "@@V@@"
@@ -51,7 +65,60 @@ def q(text: str) -> str:
 def uuid_text(r: random.Random) -> str:
     """A version-4 UUID string drawn from ``r`` (cheaper than the uuid module)."""
     h = f"{r.getrandbits(128):032x}"
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:]}"
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+
+
+_VARIANT = {c: "89ab"[int(c, 16) % 4] for c in "0123456789abcdef"}
+
+
+def uuid1_text(r: random.Random, ts: float, node: str) -> str:
+    """A version-1 (time-based) UUID as Go's ``uuid.NewUUID`` makes checkout's order ids."""
+    ticks = int(ts * 1e7) + 0x01B21DD213814000
+    low, mid, high = ticks & 0xFFFFFFFF, (ticks >> 32) & 0xFFFF, (ticks >> 48) & 0x0FFF
+    seq = 0x8000 | r.getrandbits(14)
+    return f"{low:08x}-{mid:04x}-1{high:03x}-{seq:04x}-{node}"
+
+
+_FIRST = (
+    "james", "mary", "john", "patricia", "robert", "jennifer", "michael", "linda",
+    "william", "elizabeth", "david", "susan", "richard", "jessica", "joseph", "sarah",
+)  # fmt: skip
+_LAST = (
+    "smith", "johnson", "williams", "brown", "jones", "garcia", "miller", "davis",
+    "rodriguez", "martinez", "wilson", "anderson", "taylor", "thomas", "moore", "lee",
+)  # fmt: skip
+_DOMAINS = ("example.com", "example.org", "example.net")
+
+
+def fake_email(r: random.Random) -> str:
+    """An address like Faker's ``email()`` (safe example.* domains), drawn from ``r``.
+
+    The load generator fills the checkout form with ``fake.email()`` and
+    ``fake.credit_card_number(card_type="visa")`` (``loadgenerator/locustfile.py``
+    L65-73), so addresses and cards vary per order; Faker itself is not a dependency,
+    the shapes are reproduced."""
+    first = _FIRST[int(r.random() * len(_FIRST))]
+    last = _LAST[int(r.random() * len(_LAST))]
+    domain = _DOMAINS[int(r.random() * len(_DOMAINS))]
+    shape = int(r.random() * 3)
+    if shape == 0:
+        return f"{first}{last}@{domain}"
+    if shape == 1:
+        return f"{first[0]}{last}@{domain}"
+    return f"{last}{int(r.random() * 100)}@{domain}"
+
+
+def fake_visa(r: random.Random) -> str:
+    """A 16-digit Visa number with a valid Luhn check digit, as Faker's ``visa`` draws."""
+    digits = [4] + [int(r.random() * 10) for _ in range(14)]
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2 == 0:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return "".join(map(str, digits)) + str((10 - total % 10) % 10)
 
 
 @lru_cache(maxsize=8192)
@@ -104,12 +171,15 @@ def locust_time(ts: float) -> str:
     return f"{_locust_second(sec)},{int((ts - sec) * 1000):03d}"
 
 
-def go_line(severity: str, message: str, fields: dict[str, str] | None = None) -> str:
-    """A logrus JSON template with one ``%s`` left for the timestamp (keys sorted as logrus)."""
+def go_line(
+    severity: str, message: str, fields: dict[str, str] | None = None, time_slot: str = "%s"
+) -> str:
+    """A logrus JSON template with ``time_slot`` left for the timestamp (keys sorted as
+    logrus sorts them)."""
     items = dict(fields or {})
     items["message"] = f'"{q(message)}"'
     items["severity"] = f'"{severity}"'
-    items["timestamp"] = '"%s"'
+    items["timestamp"] = f'"{time_slot}"'
     return "{" + ",".join(f'"{k}":{items[k]}' for k in sorted(items)) + "}"
 
 
@@ -125,135 +195,27 @@ def pino_line(level: str, pod: str, logger: str, message: str) -> str:
 
 
 def python_line(severity: str, logger: str, message: str) -> str:
-    """A python-json-logger template with ``%.6f`` for the epoch timestamp."""
+    """A python-json-logger template with ``%r`` for the epoch timestamp (``record.created``,
+    a float that ``json.dumps`` prints in full)."""
     return (
-        f'{{"timestamp": %.6f, "severity": "{severity}", "name": "{logger}", '
+        f'{{"timestamp": %r, "severity": "{severity}", "name": "{logger}", '
         f'"message": "{q(message)}"}}'
     )
 
 
-def java_line(level: str, message: str, thread: str = "grpc-default-executor-0") -> str:
-    """A log4j2 JsonLayout (compact) template: ``%d``/``%d`` epoch second/nanos, ``%s`` time."""
+def java_line(
+    level: str, message: str, thread: str = "grpc-default-executor-0", thread_id: int = 21
+) -> str:
+    """A log4j2 JsonLayout (compact) template: ``%d``/``%d`` epoch second/nanos, ``%s`` time.
+
+    The ``logging.googleapis.com/*`` pairs are ``$${ctx:...}`` lookups; v0.10.6 has no
+    context injector, so they print unresolved."""
     return (
         '{"instant":{"epochSecond":%d,"nanoOfSecond":%d},'
         f'"thread":"{thread}","level":"{level}","loggerName":"hipstershop.AdService",'
         f'"message":"{q(message)}","endOfBatch":false,'
-        '"loggerFqcn":"org.apache.logging.log4j.spi.AbstractLogger","threadId":21,'
-        '"threadPriority":5,"logging.googleapis.com/trace":"00000000000000000000000000000000",'
-        '"logging.googleapis.com/spanId":"0000000000000000",'
-        '"logging.googleapis.com/traceSampled":"false","time":"%s"}'
+        f'"loggerFqcn":"org.apache.logging.log4j.spi.AbstractLogger","threadId":{thread_id},'
+        '"threadPriority":5,"logging.googleapis.com/trace":"${ctx:traceId}",'
+        '"logging.googleapis.com/spanId":"${ctx:spanId}",'
+        '"logging.googleapis.com/traceSampled":"${ctx:traceSampled}","time":"%s"}'
     )
-
-
-_PORTS = {d.name: d.service_port or 0 for d in ONLINE_BOUTIQUE.deployments}
-_UPSTREAM = {
-    "paymentservice": "failed to charge card: could not charge the card",
-    "shippingservice": "shipping quote failure",
-    "cartservice": "failed to get user cart during checkout",
-    "productcatalogservice": "failed to prepare order",
-    "currencyservice": "failed to convert price",
-    "redis-cart": "Can't access cart storage",
-}
-"""How a handler wraps a failure of the service it called in turn (checkout's messages)."""
-
-
-def grpc_error(kind: str, callee: str, port: int, seed_ip: int) -> str:
-    """The gRPC error text a Go client prints for a failed call, by failure kind."""
-    if kind == "unavailable":
-        return (
-            "rpc error: code = Unavailable desc = connection error: desc = "
-            f'"transport: Error while dialing: dial tcp 10.96.{seed_ip % 200}.{seed_ip % 97 + 10}:'
-            f'{port}: connect: connection refused"'
-        )
-    if kind == "canceled":
-        return "rpc error: code = Canceled desc = context canceled"
-    if kind == "deadline":
-        return "rpc error: code = DeadlineExceeded desc = context deadline exceeded"
-    if kind == "dns_error":
-        return (
-            "rpc error: code = Unavailable desc = connection error: desc = "
-            f'"transport: Error while dialing: dial tcp: lookup {callee} on 10.96.0.10:53: '
-            'no such host"'
-        )
-    if kind == "dns_random":
-        return (
-            "rpc error: code = Unavailable desc = connection error: desc = "
-            f'"transport: Error while dialing: dial tcp 172.{16 + seed_ip % 16}.{seed_ip % 251}.'
-            f'{seed_ip % 199 + 2}:{port}: i/o timeout"'
-        )
-    if kind.startswith("upstream"):
-        parts = [*kind.split("|"), "", ""]
-        root_kind, root = parts[1] or "unavailable", parts[2] or callee
-        inner = grpc_error(root_kind, root, _PORTS.get(root, port), seed_ip)
-        what = _UPSTREAM.get(root, f"{root} failed")
-        return f"rpc error: code = Internal desc = {what}: {inner}"
-    return f"rpc error: code = Unknown desc = {kind}"
-
-
-def python_grpc_error(kind: str, callee: str, port: int) -> str:
-    """The same failure as grpcio for Python renders it."""
-    codes = {"deadline": "DEADLINE_EXCEEDED"}
-    code = codes.get(kind, "UNAVAILABLE")
-    detail = {
-        "dns_error": f"DNS resolution failed for {callee}:{port}",
-        "dns_random": f"failed to connect to all addresses; last error: UNAVAILABLE: "
-        f"ipv4:172.18.4.7:{port}: Socket closed",
-        "deadline": "Deadline Exceeded",
-    }.get(
-        kind,
-        f"failed to connect to all addresses; last error: UNAVAILABLE: "
-        f"ipv4:10.96.12.4:{port}: Connection refused",
-    )
-    return (
-        f"<_InactiveRpcError of RPC that terminated with: status = StatusCode.{code} "
-        f'details = "{detail}">'
-    )
-
-
-def cart_exception(kind: str, op: str) -> tuple[str, ...]:
-    """cartservice's multi-line log when Redis cannot be reached (one tuple entry per line)."""
-    reason = {
-        "dns_error": "UnableToResolvePhysicalConnection on redis-cart:6379",
-        "dns_random": "UnableToConnect on redis-cart:6379/Interactive, Initializing/NotStarted",
-    }.get(kind, "UnableToConnect on redis-cart:6379/Interactive, Initializing/NotStarted")
-    method = {"GetCart": "GetCartAsync", "AddItem": "AddItemAsync"}.get(op, "EmptyCartAsync")
-    return (
-        "fail: Grpc.AspNetCore.Server.ServerCallHandler[6]",
-        f"      Error when executing service method '{op}'.",
-        'Grpc.Core.RpcException: Status(StatusCode="FailedPrecondition", Detail="Can\'t access '
-        "cart storage. StackExchange.Redis.RedisConnectionException: It was not possible to "
-        f'connect to the redis server(s). {reason}")',
-        f"   at cartservice.cartstore.RedisCartStore.{method}(String userId) in "
-        "/app/cartstore/RedisCartStore.cs:line 96",
-        f"   at cartservice.services.CartService.{op}({op}Request request, ServerCallContext "
-        "context) in /app/services/CartService.cs:line 46",
-        "   at Grpc.Shared.Server.UnaryServerMethodInvoker`3.ResolvedInterceptorInvoker"
-        "(TRequest resolvedRequest, ServerCallContext resolvedContext)",
-    )
-
-
-STARTUP: dict[str, tuple[str, ...]] = {
-    "go": ("starting server", "Tracing disabled.", "Profiling disabled.", "listening on :{port}"),
-    "node": ("Profiler disabled.", "Tracing disabled.", "Starting gRPC server on port {port}..."),
-    "python": ("Tracing disabled.", "Profiler disabled.", "listening on port: {port}"),
-    "java": ("AdService starting.", "Ad Service started, listening on {port}"),
-    "csharp": (
-        "Reading cart service port from PORT environment variable",
-        "info: Microsoft.Hosting.Lifetime[14]",
-        "      Now listening on: http://[::]:{port}",
-        "info: Microsoft.Hosting.Lifetime[0]",
-        "      Application started. Press Ctrl+C to shut down.",
-    ),
-    "redis": (
-        "1:C {rtime} # oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo",
-        "1:M {rtime} * Running mode=standalone, port=6379.",
-        "1:M {rtime} * Server initialized",
-        "1:M {rtime} * Ready to accept connections tcp",
-    ),
-    "locust": (
-        "[{ltime}] {pod}/INFO/locust.main: Starting Locust 2.32.3",
-        "[{ltime}] {pod}/INFO/locust.main: Run time limit not set, running forever",
-        "[{ltime}] {pod}/INFO/locust.runners: Ramping to 10 users at a rate of 1.00 per second",
-    ),
-}
-"""Messages a container prints when it starts, by language ({port}, {pod}, times filled)."""

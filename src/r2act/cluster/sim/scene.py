@@ -24,6 +24,8 @@ Failure kinds: ``unavailable`` (nothing ready: connection refused), ``deadline``
 only), ``dns_error`` (NXDOMAIN: the env names a host that does not exist),
 ``dns_servfail`` (DNSChaos error where it could be injected), ``dns_random`` (a wrong IPv4:
 connect timeout), ``upstream|<kind>|<root>`` (the callee failed because its own callee did).
+A kind caused by a ConfigFault carries the dialled address after ``@``
+(``dns_random@203.0.113.77:7070``), the form ``errtexts`` reads.
 """
 
 from __future__ import annotations
@@ -163,8 +165,9 @@ def _edge_faults(
                     kind_or_none = address_kind(value, callee, hosts)
                     if kind_or_none is None:
                         continue
-                    old = edges.get((app, callee), (0.0, kind_or_none))[0]
-                    edges[(app, callee)] = (min(1.0, old + share), kind_or_none)
+                    kind = f"{kind_or_none}@{value}"  # errtexts reads the dialled address
+                    old = edges.get((app, callee), (0.0, kind))[0]
+                    edges[(app, callee)] = (min(1.0, old + share), kind)
                     addresses[(app, callee)] = value
             if app == topology.entrypoint:
                 for active in line.active(t, "http"):

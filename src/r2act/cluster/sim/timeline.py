@@ -152,6 +152,28 @@ def build_timelines(
     return lines
 
 
+def collectable_from(timelines: dict[str, PodTimeline], now: float) -> dict[str, float]:
+    """Pods whose log lines a collection at ``now`` cannot fully read, and from when it can.
+
+    What ``kubectl logs`` reaches is the pods that exist now, and of each container the
+    current instance plus one previous (``--previous``); the kubelet removes older ones.
+    The real adapter reads exactly that (``kube.KubeCluster.logs``), so the simulator serves
+    the same: a deleted pod yields nothing, a pod restarted twice or more loses the lines of
+    its earlier instances. Pods missing from the result are read in full."""
+    cut: dict[str, float] = {}
+    for name, line in timelines.items():
+        pod = line.pod
+        if pod.created_at > now:
+            continue
+        if not pod.exists(now):
+            cut[name] = math.inf
+            continue
+        starts = [pod.created_at] + [ts for ts, _ in line.restarts if ts <= now]
+        if len(starts) >= 3:
+            cut[name] = sorted(starts)[-2]
+    return cut
+
+
 def change_points(timelines: dict[str, PodTimeline]) -> list[float]:
     """Sorted instants at which some condition changes (finite ones only)."""
     points: set[float] = set()

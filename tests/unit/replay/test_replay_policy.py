@@ -1,0 +1,77 @@
+"""Under r2act-mechanics/1, replaying on the simulator: gold plans recover, no_action never does,
+and the invalid plans that do recover are exactly the listed findings (docs/faults.md).
+
+The sample is one incident per (fault type, intensity) of r2act-302's main population, plus
+the smoke campaign's HTTP incidents (r2act-302 has none).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from replay_support import record_of
+
+from r2act.campaigns import load_manifest, plan_incidents
+from r2act.campaigns.quotas import is_spare
+from r2act.cluster.sim import SimulatedCluster
+from r2act.replay import ReplayRequest, ReplaySettings, replay_one
+from r2act.schema import BenchmarkRecord, NoAction, PlannedIncident, RollbackConfig
+
+REPO = Path(__file__).resolve().parents[3]
+SETTINGS = ReplaySettings()
+
+KNOWN_FINDINGS = {
+    # The simulator removes the frontend's route rule when rollback_config names a backend
+    # that the route reaches; the rule is the frontend's (CONTRACTS: "anything on a backend"
+    # is not valid), so the label keeps it invalid and the replay lists it as a finding.
+    ("http", "rollback_config", "wrong_target"),
+}
+
+
+def _sample() -> list[PlannedIncident]:
+    design = load_manifest(REPO / "campaigns" / "r2act-302.yaml")
+    first: dict[tuple[str, str], PlannedIncident] = {}
+    for incident in plan_incidents(design):
+        if not is_spare(incident):
+            first.setdefault((incident.fault.type.value, incident.fault.intensity.value), incident)
+    smoke = plan_incidents(load_manifest(REPO / "campaigns" / "smoke.yaml"))
+    return [*first.values(), *(i for i in smoke if i.fault.type.value.startswith("http_"))]
+
+
+SAMPLE = _sample()
+
+
+@pytest.mark.parametrize("incident", SAMPLE, ids=lambda i: i.id)
+def test_gold_recovers_no_action_does_not_and_invalid_plans_only_as_listed(
+    incident: PlannedIncident, sim: SimulatedCluster
+) -> None:
+    record: BenchmarkRecord = record_of(incident)
+    assert record.policy == "r2act-mechanics/1"
+    gold = replay_one(sim, record, ReplayRequest(plan=record.gold_plan), SETTINGS)
+    assert gold.status == "executed" and gold.recovered, (gold.status, gold.reason)
+    idle = replay_one(sim, record, ReplayRequest(plan=NoAction(operation="no_action")), SETTINGS)
+    assert idle.status == "executed" and not idle.recovered, (idle.status, idle.reason)
+    for negative in record.invalid_plans:
+        outcome = replay_one(sim, record, ReplayRequest(plan=negative.plan), SETTINGS)
+        assert outcome.status == "executed", (negative, outcome.reason)
+        kind = "http" if incident.fault.type.value.startswith("http_") else incident.fault.type
+        finding = (kind, negative.plan.operation, negative.failure_mode.value)
+        if finding in KNOWN_FINDINGS:
+            assert isinstance(negative.plan, RollbackConfig)
+            continue
+        assert not outcome.recovered, (negative.plan, outcome.reason)
+    assert sim.leftovers() == []
+
+
+def test_the_sample_covers_every_fault_type() -> None:
+    assert {i.fault.type.value for i in SAMPLE} == {
+        "pod_failure",
+        "cpu_saturation",
+        "memory_pressure",
+        "network_delay",
+        "http_error",
+        "http_abort",
+        "dns_fault",
+        "dns_random",
+    }

@@ -1,0 +1,213 @@
+"""Every text the simulator renders is traceable to the upstream line it reproduces.
+
+Two checks: each template's fixed text occurs in the file (and near the line) it cites
+under ``shared/reference`` (texts of software outside the reference folder must be listed
+in docs/simulator.md's "Texts and their sources"); and a whole smoke campaign renders no
+log line or event message that no template explains.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from r2act.cluster.sim.texts import EXT, TEXTS, Text
+from r2act.collector import collect, plan_collection
+
+NEAR = 3
+"""A template's first fragment must be within this many lines of the cited line."""
+
+
+def _norm(text: str) -> str:
+    """Whitespace runs and JS/shell line continuations collapsed (a fragment may span lines)."""
+    return re.sub(r"\s+", " ", text.replace("\\\n", " ")).strip()
+
+
+def _docs_section(repo_root: Path) -> str:
+    text = (repo_root / "docs" / "simulator.md").read_text(encoding="utf-8")
+    start = text.find("## Texts and their sources")
+    assert start >= 0, "docs/simulator.md lacks the section 'Texts and their sources'"
+    end = text.find("\n## ", start + 3)
+    return text[start : end if end > 0 else len(text)]
+
+
+def test_every_template_cites_a_source_that_holds_its_text(
+    reference_dir: Path, repo_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = _norm(_docs_section(repo_root).replace("`", ""))
+    problems: list[str] = []
+    covered = external = 0
+    for text in TEXTS.values():
+        if not text.source or not text.fixed():
+            problems.append(f"{text.key}: no source or no fixed text")
+            continue
+        if text.external:
+            external += 1
+            repo_path = text.source[len(EXT) :]
+            missing = [f for f in [text.key, repo_path, *text.fixed()] if _norm(f) not in docs]
+            if missing:
+                problems.append(f"{text.key}: not listed in docs/simulator.md: {missing}")
+            continue
+        path = reference_dir / text.source
+        if not path.is_file() or text.line <= 0:
+            problems.append(f"{text.key}: {text.source}:{text.line} does not exist")
+            continue
+        lines = path.read_text(encoding="utf-8").split("\n")
+        whole = _norm("\n".join(lines))
+        absent = [f for f in text.fixed() if _norm(f) not in whole]
+        near = _norm("\n".join(lines[max(0, text.line - 1 - NEAR) : text.line + NEAR]))
+        if absent:
+            problems.append(f"{text.key}: {absent} not in {text.source}")
+        elif _norm(text.fixed()[0]) not in near:
+            problems.append(f"{text.key}: {text.fixed()[0]!r} not near {text.source}:{text.line}")
+        else:
+            covered += 1
+    with capsys.disabled():
+        print(
+            f"\n{covered} templates checked against shared/reference, "
+            f"{external} against the documented list of external sources "
+            f"({len(TEXTS)} in all)"
+        )
+    assert not problems, "\n".join(problems)
+
+
+# --- every rendered text is explained by a template ------------------------------------
+
+
+def _regex(text: Text, *, line_level: bool = False) -> str:
+    if text.pattern is not None:
+        return text.pattern
+    parts = re.split(r"(\{err\}|\{\})", text.text)
+    out = []
+    for part in parts:
+        if part == "{}":
+            out.append(r".*?" if not line_level else r".*")
+        elif part == "{err}":
+            out.append(r"(.*)")
+        else:
+            out.append(re.escape(part))
+    body = "".join(out)
+    return body + r": (.*)" if text.wrap else body
+
+
+_WHOLE = [(re.compile(_regex(t), re.S), t) for t in TEXTS.values()]
+_LINES = re.compile(
+    "|".join(
+        f"(?:{re.escape(part) if '{' not in part else _line(part)})"
+        for t in TEXTS.values()
+        if t.pattern is None
+        for part in t.text.split("\n")
+        for _line in [lambda p: re.sub(r"\\\{(?:err)?\\\}", ".*", re.escape(p))]
+    )
+    + "|"
+    + "|".join(f"(?:{t.pattern})" for t in TEXTS.values() if t.pattern is not None)
+)
+"""Any single line of any template (multi-line texts are printed line by line)."""
+
+
+@lru_cache(maxsize=200_000)
+def explained(text: str, depth: int = 0) -> bool:
+    """``text`` is some template, with each nested ``{err}`` explained in turn."""
+    if depth > 8:
+        return False
+    for regex, _ in _WHOLE:
+        match = regex.fullmatch(text)
+        if match and all(explained(g, depth + 1) for g in match.groups()):
+            return True
+    return False
+
+
+_LOGRUS_KEYS = {
+    "currency",
+    "curr.new",
+    "curr.old",
+    "error",
+    "http.req.id",
+    "http.req.method",
+    "http.req.path",
+    "http.resp.bytes",
+    "http.resp.status",
+    "http.resp.took_ms",
+    "id",
+    "message",
+    "order",
+    "product",
+    "quantity",
+    "session",
+    "severity",
+    "timestamp",
+}
+_REDIS = re.compile(r"\d+:[CM] \d{2} \w{3} \d{4} [\d:.]+ [*#] (.*)")
+_LOCUST = re.compile(r"\[[\d :,-]+\] [\w-]+/INFO/locust\.main: (.*)")
+
+
+def _unexplained(line: str) -> Iterator[str]:
+    """The parts of a log line no template explains."""
+    if line.startswith("{"):
+        record = json.loads(line)
+        if "http.req.id" in record or ("severity" in record and "timestamp" in record):
+            extra = set(record) - _LOGRUS_KEYS - {"name", "pid", "hostname", "time"}
+            if extra and "instant" not in record:
+                yield f"unknown keys {sorted(extra)}"
+        for key in ("message", "error"):
+            value = record.get(key)
+            if isinstance(value, str) and not explained(value):
+                yield value
+        return
+    for pattern in (_REDIS, _LOCUST):
+        match = pattern.fullmatch(line)
+        if match:
+            if not explained(match.group(1)):
+                yield match.group(1)
+            return
+    if line == "" or _LINES.fullmatch(line) or _LINES.fullmatch(line.strip()):
+        return
+    yield line
+
+
+def _records(run: Path, name: str) -> Iterator[dict[str, object]]:
+    for path in sorted(run.rglob(name)):
+        opener = gzip.open if name.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as handle:  # type: ignore[operator]
+            for row in handle:
+                yield json.loads(row)
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Path:
+    run = tmp_path_factory.mktemp("smoke") / "run"
+    collect(plan_collection(repo_root / "campaigns" / "smoke.yaml"), run)
+    return run
+
+
+def test_a_smoke_campaign_renders_no_log_text_outside_the_templates(smoke_run: Path) -> None:
+    lines = [str(r["line"]) for r in _records(smoke_run, "logs.jsonl.gz")]
+    assert len(lines) > 10_000
+    strays = sorted({part for line in lines for part in _unexplained(line)})
+    assert not strays, f"{len(strays)} texts without a template, e.g. {strays[:8]}"
+
+
+def test_a_smoke_campaign_records_no_event_text_outside_the_templates(smoke_run: Path) -> None:
+    events = list(_records(smoke_run, "events.jsonl"))
+    assert events
+    strays = sorted({str(e["message"]) for e in events if not explained(str(e["message"]))})
+    assert not strays, f"{len(strays)} event texts without a template, e.g. {strays[:8]}"
+
+
+def test_an_invented_text_is_caught() -> None:
+    """The check is not vacuous: texts the simulator used to invent are not explained."""
+    for invented in (
+        "[PlaceOrder] failed calling cartservice",
+        "received conversion request",
+        "could not complete request: context canceled",
+        "Back-off restarting failed container server",
+        "Error when executing service method 'GetCart'.",
+    ):
+        assert not explained(invented), invented
+        assert list(_unexplained(json.dumps({"message": invented})))
