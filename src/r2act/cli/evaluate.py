@@ -174,6 +174,12 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
     details: Annotated[
         bool, typer.Option("--details/--no-details", help="Per-method breakdowns.")
     ] = True,
+    mapper: Annotated[
+        bool,
+        typer.Option(
+            "--mapper", help="RCA-only answers: plans from the policy's mapper; AC@k if ranked."
+        ),
+    ] = False,
 ) -> None:
     """Score predictions on every incident of a dataset: RCA and recovery metrics with CIs.
 
@@ -184,10 +190,15 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
     Example: [bold]r2act evaluate rule.jsonl rag.jsonl --latex t.tex --plot fig.pdf[/]
     """
     from r2act import evaluation
+    from r2act.agents.process import print_extras
+    from r2act.agents.rca import mapped_file
     from r2act.evaluation import paper, tables
 
-    files = [evaluation.read_predictions(p) for p in predictions]  # fail fast on a bad path
+    # fail fast on a bad path; RCA-only answers (--mapper) are read by r2act.agents.rca
+    files = [] if mapper else [evaluation.read_predictions(p) for p in predictions]
     population = _population(dataset, fold, predictions)
+    mapped = [mapped_file(p, population.records) for p in predictions] if mapper else []
+    files = [f for f, _ in mapped] or files
     with _bootstrap_memory(replicates, len(population.records)):
         report = evaluation.evaluate(
             population.records,
@@ -205,6 +216,7 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {warning.code}: ", end="")
         console.print(warning.message, markup=False, highlight=False)
+    print_extras(out, report, predictions, [r for _, r in mapped])  # r2act.agents (issue 14)
     _write_all(
         [
             (json_out, lambda: report.model_dump_json(indent=2)),

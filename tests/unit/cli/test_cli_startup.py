@@ -31,6 +31,7 @@ HEAVY = (
     "prometheus_api_client",
 )
 VERBS = (
+    "agent",
     "audit",
     "baseline",
     "campaign",
@@ -39,6 +40,7 @@ VERBS = (
     "compare",
     "dataset",
     "evaluate",
+    "mcp",
     "replay",
     "schema",
 )

@@ -1,0 +1,28 @@
+"""Methods and agents plug in: tools over a case, an MCP server, LLM and command runners.
+
+Reads datasets through one boundary (:mod:`r2act.agents.cases`) and never imports the
+cluster package. Start with :class:`CaseSource` (a dataset's cases, method-visible inputs
+only), :class:`CaseEnvironment` (the tools over one case) and :func:`run_cases` (a solver
+over a dataset: predictions, ATIF trajectories, a run summary). The ``mcp`` and ``openai``
+SDKs are imported only by the modules that use them (``mcp_server``, ``llm``).
+"""
+
+from r2act.agents.answers import FinalAnswer, answer_schema, parse_answer
+from r2act.agents.cases import CaseInputs, CaseSource
+from r2act.agents.env import CaseEnvironment, ToolError
+from r2act.agents.run import RunReport, run_cases
+from r2act.agents.tools import TOOLS, call
+
+__all__ = [
+    "TOOLS",
+    "CaseEnvironment",
+    "CaseInputs",
+    "CaseSource",
+    "FinalAnswer",
+    "RunReport",
+    "ToolError",
+    "answer_schema",
+    "call",
+    "parse_answer",
+    "run_cases",
+]

@@ -1,0 +1,452 @@
+"""A tool environment over one case's snapshot: what an agent may ask, answered from the view.
+
+Every answer is a JSON-able dict built only from :class:`~r2act.agents.cases.CaseInputs`
+(the method-visible tables of the chosen view), in a fixed order, and bounded: a list is
+cut at its limit and a ``note`` says how much was left out and how to narrow the question.
+Asking for a modality the view leaves out is answered with an ``error`` naming the view, so
+the paper's modality ablation holds for agents too. No answer carries the case id, and
+nothing from a record's labels, plan sets or fault is reachable: those never cross the
+:mod:`~r2act.agents.cases` boundary. ``submit`` checks a prediction's shape (not its
+correctness) and keeps it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import ValidationError
+
+from r2act.agents.cases import CaseInputs
+from r2act.schema import PHASES, Prediction
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 200
+MAX_LINE_CHARS = 400
+MAX_POINTS = 60
+HIDDEN_ANNOTATION = "r2act.io/"
+"""Template annotations with this prefix are the tool's own bookkeeping, never shown."""
+
+Answer = dict[str, Any]
+
+
+class ToolError(ValueError):
+    """A question the environment cannot answer as asked; the message says how to ask."""
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """One label matcher of a metric selector: ``label op "value"``."""
+
+    label: str
+    op: str
+    value: str
+
+    def keep(self, labels: dict[str, str]) -> bool:
+        """True when ``labels`` pass this matcher (a missing label reads as '')."""
+        have = labels.get(self.label, "")
+        if self.op == "=":
+            return have == self.value
+        if self.op == "!=":
+            return have != self.value
+        matched = re.fullmatch(self.value, have) is not None
+        return matched if self.op == "=~" else not matched
+
+
+_SELECTOR = re.compile(r"^\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(?:\{(.*)\})?\s*$")
+_MATCHER = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"\s*,?')
+
+
+def parse_selector(selector: str) -> tuple[str, list[Matcher]]:
+    """``name`` or ``name{label="v", label=~"re"}`` (the subset the simulator understands)."""
+    found = _SELECTOR.match(selector)
+    if found is None:
+        raise ToolError(
+            f'metric selector {selector[:80]!r}: write NAME or NAME{{label="value"}} '
+            "(operators = != =~ !~)"
+        )
+    name, body = found.group(1), found.group(2) or ""
+    matchers, position = [], 0
+    while position < len(body.strip()):
+        step = _MATCHER.match(body, position)
+        if step is None:
+            raise ToolError(
+                f"metric selector {selector[:80]!r}: bad label matcher near "
+                f"{body[position:][:30]!r}"
+            )
+        label, op, value = step.groups()
+        if op in {"=~", "!~"}:
+            try:
+                re.compile(value)
+            except re.error as error:
+                raise ToolError(f"metric selector: bad regex {value!r} ({error})") from None
+        matchers.append(Matcher(label, op, value))
+        position = step.end()
+    return name, matchers
+
+
+def _phases(phase: str | None) -> list[str]:
+    if phase is None:
+        return list(PHASES)
+    if phase not in PHASES:
+        raise ToolError(f"phase {phase!r}: use one of {', '.join(PHASES)} (or omit it for all)")
+    return [phase]
+
+
+def _limit(limit: int | None) -> int:
+    if limit is None:
+        return DEFAULT_LIMIT
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ToolError(f"limit {limit}: use 1..{MAX_LIMIT}")
+    return limit
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 1] + "…"
+
+
+def _note(shown: int, total: int, how: str) -> Answer:
+    if shown >= total:
+        return {}
+    return {"note": f"showing {shown} of {total}; {total - shown} left out ({how})"}
+
+
+def _round(value: float) -> float | None:
+    return None if math.isnan(value) or math.isinf(value) else round(value, 6)
+
+
+Floats = npt.NDArray[np.float64]
+MetricIndex = dict[str, dict[str, tuple[dict[str, str], dict[str, tuple[Floats, Floats]]]]]
+
+
+def _stats(stamps: Floats, values: Floats, step: float | None) -> Answer:
+    """Summary of one series in one phase (points averaged per ``step`` when given)."""
+    stats: Answer = {
+        "n": len(values),
+        "min": _round(float(values.min())),
+        "mean": _round(float(values.mean())),
+        "max": _round(float(values.max())),
+        "last": _round(float(values[-1])),
+    }
+    if step is not None:
+        buckets = (stamps // step) * step
+        keys, first = np.unique(buckets, return_index=True)
+        sums = np.add.reduceat(values, first)
+        counts = np.diff(np.append(first, len(values)))
+        points = [[float(k), _round(float(v))] for k, v in zip(keys, sums / counts, strict=True)]
+        stats["points"] = points[:MAX_POINTS]
+        if len(points) > MAX_POINTS:
+            stats["note"] = f"{len(points) - MAX_POINTS} later points left out (raise step)"
+    return stats
+
+
+class CaseEnvironment:
+    """The tools over one case. Construct one per case; answers never change between calls."""
+
+    def __init__(self, case: CaseInputs) -> None:
+        self.case = case
+        self.submission: Prediction | None = None
+        order = np.argsort(case.logs["ts"].to_numpy(), kind="stable")  # stored order breaks ties
+        self._logs = case.logs.iloc[order].reset_index(drop=True)
+        self._metrics: MetricIndex | None = None
+        self._pods = self._pod_services()
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _pod_services(self) -> dict[str, str]:
+        pods: dict[str, str] = {}
+        logs = self.case.logs
+        for pod, service in set(zip(logs["pod"], logs["service"], strict=True)):
+            pods[str(pod)] = str(service)
+        for state in self.case.states.values():
+            for pod_state in state.pods:
+                pods.setdefault(pod_state.name, pod_state.app)
+        return pods
+
+    def _service_of_pod(self, pod: str) -> str:
+        if pod in self._pods:
+            return self._pods[pod]
+        for name in sorted(self.case.topology.names, key=len, reverse=True):
+            if pod.startswith(name + "-"):
+                return name
+        return ""
+
+    def _require(self, what: str, table: object) -> None:
+        if table is None or (isinstance(table, dict) and not table):
+            raise ToolError(
+                f"{what} are not in view {self.case.view!r} (views: logs, logs+events, full)"
+            )
+
+    def _service(self, service: str | None) -> str | None:
+        if service is not None and service not in self.case.topology.names:
+            raise ToolError(
+                f"service {service!r}: unknown (services: {', '.join(self.case.topology.names)})"
+            )
+        return service
+
+    # -- tools --------------------------------------------------------------------------
+
+    def services(self) -> Answer:
+        """Every deployment with its pods and per-phase log/event counts, and phase windows."""
+        windows: dict[str, list[float]] = {}
+        for table in (self.case.logs, self.case.events, self.case.metrics):
+            if table is None or not len(table):
+                continue
+            bounds = table.groupby("phase", sort=False)["ts"].agg(["min", "max"])
+            for phase, low, high in zip(bounds.index, bounds["min"], bounds["max"], strict=True):
+                old = windows.get(str(phase), [float(low), float(high)])
+                windows[str(phase)] = [min(old[0], float(low)), max(old[1], float(high))]
+        windows = {p: windows[p] for p in PHASES if p in windows}
+        counts = Counter(zip(self._logs["service"], self._logs["phase"], strict=True))
+        events_by: Counter[tuple[str, str]] = Counter()
+        if self.case.events is not None:
+            for name, phase in zip(
+                self.case.events["object_name"], self.case.events["phase"], strict=True
+            ):
+                events_by[(self._service_of_pod(str(name)) or str(name), str(phase))] += 1
+        out = []
+        for name in self.case.topology.names:
+            pods = sorted(p for p, s in self._pods.items() if s == name)
+            entry: Answer = {"name": name, "pods": pods}
+            entry["log_lines"] = {p: counts.get((name, p), 0) for p in PHASES}
+            if self.case.events is not None:
+                entry["events"] = {p: events_by.get((name, p), 0) for p in PHASES}
+            out.append(entry)
+        return {"services": out, "phases": windows, "view": self.case.view}
+
+    def topology(self) -> Answer:
+        """Deployments, their ports, limits, dependency variables, call graph and HTTP routes."""
+        topo = self.case.topology
+        return {
+            "entrypoint": topo.entrypoint,
+            "deployments": [
+                {
+                    "name": d.name,
+                    "language": d.language,
+                    "replicas": d.replicas,
+                    "endpoint": d.endpoint,
+                    "calls": list(d.calls),
+                    "env": dict(d.env),
+                    "container": d.main.name,
+                    "memory_limit": d.main.memory_limit,
+                    "cpu_limit": d.main.cpu_limit,
+                }
+                for d in topo.deployments
+            ],
+            "routes": [
+                {"scope": r.scope, "services": list(r.services), "weight": r.weight}
+                for r in topo.routes
+            ],
+        }
+
+    def logs(  # noqa: PLR0917 - the tool's arguments, in the order agents see them
+        self,
+        service: str | None = None,
+        phase: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        contains: str | None = None,
+        limit: int | None = None,
+    ) -> Answer:
+        """Log lines in time order, filtered; each ``[ts, pod, line]``, long lines cut."""
+        self._service(service)
+        logs = self._logs
+        mask = logs["phase"].isin(_phases(phase))
+        if service is not None:
+            mask &= logs["service"] == service
+        if since is not None:
+            mask &= logs["ts"] >= since
+        if until is not None:
+            mask &= logs["ts"] <= until
+        if contains:
+            mask &= logs["line"].str.contains(contains, regex=False)
+        picked = logs[mask]
+        n = _limit(limit)
+        head = picked.head(n)
+        rows = [
+            [round(float(ts), 3), str(pod), _cut(str(line))]
+            for ts, pod, line in zip(head["ts"], head["pod"], head["line"], strict=True)
+        ]
+        how = "narrow with service, phase, since/until or contains, or raise limit"
+        return {"lines": rows, "matched": len(picked), **_note(len(rows), len(picked), how)}
+
+    def events(
+        self,
+        phase: str | None = None,
+        object_name: str | None = None,
+        reason: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+    ) -> Answer:
+        """Kubernetes events in time order, filtered (not in view 'logs')."""
+        events = self.case.events
+        self._require("events", events)
+        assert events is not None
+        mask = events["phase"].isin(_phases(phase))
+        if object_name is not None:
+            mask &= events["object_name"].str.startswith(object_name)
+        if reason is not None:
+            mask &= events["reason"] == reason
+        if type is not None:
+            mask &= events["type"] == type
+        picked = events[mask].sort_values(["ts", "object_name", "reason", "message"], kind="stable")
+        n = _limit(limit)
+        rows = [
+            {
+                "ts": round(float(str(e["ts"])), 3),
+                "phase": str(e["phase"]),
+                "type": str(e["type"]),
+                "reason": str(e["reason"]),
+                "object": f"{e['object_kind']}/{e['object_name']}",
+                "message": _cut(str(e["message"])),
+                "count": int(str(e["count"])),
+            }
+            for e in picked.head(n).to_dict("records")
+        ]
+        how = "narrow with phase, object_name, reason or type, or raise limit"
+        return {"events": rows, "matched": len(picked), **_note(len(rows), len(picked), how)}
+
+    def metric_names(self) -> Answer:
+        """The metric names stored for this case (not in views 'logs' and 'logs+events')."""
+        metrics = self.case.metrics
+        self._require("metrics", metrics)
+        assert metrics is not None
+        return {"metrics": sorted(map(str, metrics["query"].unique()))}
+
+    def metrics(self, query: str, phase: str | None = None, step: float | None = None) -> Answer:
+        """Series matching a selector, per phase: min/mean/max/last and (with ``step``) points.
+
+        Labels gain ``service`` (the pod's app). ``step`` averages points into buckets of
+        that many seconds; at most ``MAX_POINTS`` points per series and phase are shown.
+        """
+        metrics = self.case.metrics
+        self._require("metrics", metrics)
+        assert metrics is not None
+        name, matchers = parse_selector(query)
+        if step is not None and not 1 <= step <= 3600:
+            raise ToolError(f"step {step}: use 1..3600 seconds (or omit it for no points)")
+        index = self._metric_index()
+        if name not in index:
+            known = ", ".join(sorted(index))
+            raise ToolError(f"metric {name!r}: not stored for this case (stored: {known})")
+        wanted = _phases(phase)
+        series: dict[str, Answer] = {}
+        for key, (labels, by_phase) in sorted(index[name].items()):
+            if not all(m.keep(labels) for m in matchers):
+                continue
+            phases: dict[str, Answer] = {}
+            for phase_name in wanted:
+                if phase_name in by_phase:
+                    stamps, values = by_phase[phase_name]
+                    phases[phase_name] = _stats(stamps, values, step)
+            if phases:
+                series[key] = {"labels": labels, "phases": phases}
+        ordered = [series[k] for k in sorted(series)]
+        shown = ordered[:MAX_LIMIT]
+        how = 'narrow with a label matcher, e.g. {service="frontend"}'
+        return {"metric": name, "series": shown, **_note(len(shown), len(ordered), how)}
+
+    def _metric_index(self) -> MetricIndex:
+        """name -> labels JSON -> (labels with service, phase -> (ts, values) in time order)."""
+        if self._metrics is not None:
+            return self._metrics
+        index: MetricIndex = {}
+        frame = self.case.metrics
+        assert frame is not None
+        order = np.lexsort((frame["ts"].to_numpy(), frame["phase"].to_numpy(),
+                            frame["labels"].to_numpy(), frame["query"].to_numpy()))  # fmt: skip
+        columns = [frame[c].to_numpy()[order] for c in ("query", "labels", "phase", "ts", "value")]
+        start = 0
+        total = len(order)
+        while start < total:
+            name, key, phase = columns[0][start], columns[1][start], columns[2][start]
+            end = start
+            while end < total and (columns[0][end], columns[1][end], columns[2][end]) == (
+                name,
+                key,
+                phase,
+            ):
+                end += 1
+            by_key = index.setdefault(str(name), {})
+            if str(key) not in by_key:
+                labels: dict[str, str] = json.loads(str(key))
+                pod = labels.get("pod", "")
+                if pod:
+                    labels = {**labels, "service": self._service_of_pod(pod)}
+                by_key[str(key)] = (labels, {})
+            stamps = columns[3][start:end].astype(float)
+            values = columns[4][start:end].astype(float)
+            by_key[str(key)][1][str(phase)] = (stamps, values)
+            start = end
+        self._metrics = index
+        return index
+
+    def state(self, kind: str, name: str | None = None, phase: str = "during") -> Answer:
+        """Deployments or pods at the end of a phase (view 'full' only)."""
+        self._require("cluster states", self.case.states)
+        if phase not in PHASES:
+            raise ToolError(f"phase {phase!r}: use one of {', '.join(PHASES)}")
+        snapshot = self.case.states.get(phase)
+        if snapshot is None:
+            raise ToolError(f"no cluster state was read at the end of phase {phase!r}")
+        if kind not in {"deployment", "pod"}:
+            raise ToolError(f"kind {kind!r}: use 'deployment' or 'pod'")
+        if kind == "deployment":
+            items = [
+                {
+                    **d.model_dump(mode="json", exclude={"template_annotations"}),
+                    "template_annotations": {
+                        k: v
+                        for k, v in d.template_annotations.items()
+                        if not k.startswith(HIDDEN_ANNOTATION)
+                    },
+                }
+                for d in snapshot.deployments
+                if name is None or d.name == name
+            ]
+        else:
+            items = [
+                p.model_dump(mode="json")
+                for p in snapshot.pods
+                if name is None or name in (p.name, p.app)
+            ]
+        if name is not None and not items:
+            raise ToolError(f"no {kind} named {name!r} at the end of phase {phase!r}")
+        return {"phase": phase, "kind": kind, "items": items}
+
+    def action_space(self) -> Answer:
+        """The admissible operations, targets and field values a plan may use."""
+        return self.case.action_space.model_dump(mode="json")
+
+    def submit(
+        self, rca: dict[str, Any] | None = None, plan: dict[str, Any] | None = None
+    ) -> Answer:
+        """Check and keep the answer; a later submission replaces an earlier one."""
+        try:
+            prediction = Prediction.model_validate(
+                {"incident_id": self.case.case_id, "rca": rca or {}, "plan": plan}
+            )
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise ToolError(f"submission rejected: {where}: {first['msg']}") from None
+        if prediction.plan is not None and not _inside(self.case, prediction):
+            raise ToolError(
+                "submission rejected: the plan is outside the action space (see action_space)"
+            )
+        self.submission = prediction
+        return {"accepted": True}
+
+
+def _inside(case: CaseInputs, prediction: Prediction) -> bool:
+    assert prediction.plan is not None
+    try:
+        return case.action_space.contains(prediction.plan)
+    except (KeyError, ValueError):
+        return False

@@ -1,0 +1,222 @@
+"""The tool catalogue: names, descriptions and argument schemas, shared by MCP and the runner.
+
+One pydantic model per tool defines its arguments, so the JSON Schema an OpenAI-compatible
+endpoint or an MCP client sees is generated, and :func:`call` validates an agent's
+arguments with the same model before the environment answers. Every answer is returned as
+compact JSON with sorted keys (deterministic bytes for identical questions).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from r2act.agents.env import MAX_LIMIT, Answer, CaseEnvironment, ToolError
+
+PhaseName = Literal["pre", "during", "post"]
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoArgs(_Args):
+    """No arguments."""
+
+
+class LogsArgs(_Args):
+    """Arguments of ``logs``."""
+
+    service: str | None = Field(default=None, description="Deployment name, e.g. 'frontend'.")
+    phase: PhaseName | None = Field(
+        default=None, description="pre, during or post; all if omitted."
+    )
+    since: float | None = Field(default=None, description="Earliest timestamp (epoch seconds).")
+    until: float | None = Field(default=None, description="Latest timestamp (epoch seconds).")
+    contains: str | None = Field(default=None, max_length=200, description="Substring to match.")
+    limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT, description="Lines to return.")
+
+
+class EventsArgs(_Args):
+    """Arguments of ``events``."""
+
+    phase: PhaseName | None = Field(default=None, description="pre, during or post.")
+    object_name: str | None = Field(default=None, description="Object name prefix, e.g. a pod.")
+    reason: str | None = Field(default=None, description="Event reason, e.g. 'BackOff'.")
+    type: Literal["Normal", "Warning"] | None = Field(default=None, description="Event type.")
+    limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT, description="Events to return.")
+
+
+class MetricsArgs(_Args):
+    """Arguments of ``metrics``."""
+
+    query: str = Field(
+        max_length=300,
+        description='Selector: NAME or NAME{label="v",label=~"re"}; labels include service, '
+        "pod, container. Names: see metric_names.",
+    )
+    phase: PhaseName | None = Field(default=None, description="pre, during or post.")
+    step: float | None = Field(
+        default=None, ge=1, le=3600, description="Bucket points by this many seconds."
+    )
+
+
+class StateArgs(_Args):
+    """Arguments of ``state``."""
+
+    kind: Literal["deployment", "pod"] = Field(description="What to list.")
+    name: str | None = Field(default=None, description="One deployment, or a pod or app name.")
+    phase: PhaseName = Field(default="during", description="State read at the end of this phase.")
+
+
+class SubmitArgs(_Args):
+    """Arguments of ``submit``."""
+
+    rca: dict[str, Any] | None = Field(
+        default=None, description="Root cause: {'service': ..., 'fault_type': ...}."
+    )
+    plan: dict[str, Any] | None = Field(
+        default=None,
+        description="Recovery plan: {'operation': ..., 'target': ..., other fields the "
+        "operation needs}; see action_space.",
+    )
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool: its name, what it answers and its argument model."""
+
+    name: str
+    description: str
+    args: type[_Args]
+    run: Callable[[CaseEnvironment, _Args], Answer]
+
+    def schema(self) -> dict[str, Any]:
+        """The argument JSON Schema (no titles; every property described)."""
+        schema = self.args.model_json_schema()
+        schema.pop("title", None)
+        schema.pop("description", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        schema.setdefault("properties", {})
+        return schema
+
+
+def _a(args: _Args) -> dict[str, Any]:
+    return args.model_dump(exclude_none=True)
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        "services",
+        "Deployments, their pods, log lines and events per phase, and phase time windows.",
+        NoArgs,
+        lambda e, a: e.services(),
+    ),
+    Tool(
+        "topology",
+        "Deployments with endpoints, memory limits, dependency variables and "
+        "callees; HTTP routes of the entry point.",
+        NoArgs,
+        lambda e, a: e.topology(),
+    ),
+    Tool(
+        "logs",
+        "Raw log lines in time order, filtered by service, phase, time and substring.",
+        LogsArgs,
+        lambda e, a: e.logs(**_a(a)),
+    ),
+    Tool(
+        "events",
+        "Kubernetes events in time order (views logs+events and full).",
+        EventsArgs,
+        lambda e, a: e.events(**_a(a)),
+    ),
+    Tool(
+        "metric_names",
+        "Names of the stored metrics (view full).",
+        NoArgs,
+        lambda e, a: e.metric_names(),
+    ),
+    Tool(
+        "metrics",
+        "Metric series per phase (min/mean/max/last, points with step) (view full).",
+        MetricsArgs,
+        lambda e, a: e.metrics(**_a(a)),
+    ),
+    Tool(
+        "state",
+        "Deployments or pods as read at the end of a phase (view full).",
+        StateArgs,
+        lambda e, a: e.state(**_a(a)),
+    ),
+    Tool(
+        "action_space",
+        "Operations, targets and field values a recovery plan may use.",
+        NoArgs,
+        lambda e, a: e.action_space(),
+    ),
+    Tool(
+        "submit",
+        "Submit the final answer: rca and plan. Call once when done.",
+        SubmitArgs,
+        lambda e, a: e.submit(**_a(a)),
+    ),
+)
+BY_NAME: dict[str, Tool] = {t.name: t for t in TOOLS}
+
+
+def render(answer: Answer) -> str:
+    """An answer as compact, key-sorted JSON."""
+    return json.dumps(answer, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def call(
+    env: CaseEnvironment, name: str, arguments: dict[str, Any] | str | None
+) -> tuple[str, bool]:
+    """Run tool ``name``; returns (answer JSON, is_error). Never raises on agent input."""
+    tool = BY_NAME.get(name)
+    if tool is None:
+        return render({"error": f"unknown tool {name!r} (tools: {', '.join(BY_NAME)})"}), True
+    try:
+        raw = (
+            json.loads(arguments) if isinstance(arguments, str) and arguments.strip() else arguments
+        )
+        args = tool.args.model_validate(raw or {})
+        return render(tool.run(env, args)), False
+    except json.JSONDecodeError as error:
+        return render({"error": f"arguments are not JSON: {error.msg}"}), True
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "arguments"
+        return render({"error": f"{where}: {first['msg']}"}), True
+    except ToolError as error:
+        return render({"error": str(error)}), True
+
+
+@functools.cache
+def _openai_tools() -> str:
+    return json.dumps(
+        [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.schema(),
+                },
+            }
+            for t in TOOLS
+        ]
+    )
+
+
+def openai_tools() -> list[dict[str, Any]]:
+    """The catalogue as OpenAI chat-completions ``tools`` (a fresh copy; built once)."""
+    tools: list[dict[str, Any]] = json.loads(_openai_tools())
+    return tools
