@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 agent_app = typer.Typer(
     name="agent",
-    help="Evaluate an agent: an LLM behind an OpenAI-compatible endpoint, or any program.",
+    help=(
+        "Evaluate an agent: an LLM behind an OpenAI-compatible endpoint, or any program.\n\n"
+        "Example: [bold]r2act agent run --command 'my-agent {case_dir}' --out agent.jsonl[/]"
+    ),
     no_args_is_help=True,
 )
 app.add_typer(agent_app, name="agent")

@@ -18,7 +18,12 @@ from r2act.cli.app import app, console_err
 from r2act.errors import DataError
 
 mcp_app = typer.Typer(
-    name="mcp", help="Serve a dataset's cases to MCP-capable agents.", no_args_is_help=True
+    name="mcp",
+    help=(
+        "Serve a dataset's cases to MCP-capable agents.\n\n"
+        "Example: [bold]r2act mcp serve --dataset r2act-runs/smoke/dataset --view full[/]"
+    ),
+    no_args_is_help=True,
 )
 app.add_typer(mcp_app, name="mcp")
 
