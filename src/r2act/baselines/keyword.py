@@ -22,7 +22,10 @@ from r2act.schema import FaultType, Prediction
 
 KEYWORDS: tuple[tuple[FaultType, str], ...] = (
     (FaultType.MEMORY_PRESSURE, r"oomkill|out of memory|\bmemory\b"),
-    (FaultType.DNS_FAULT, r"no such host|\blookup\b|name resolution|failed to resolve|dns"),
+    (
+        FaultType.DNS_FAULT,
+        r"no such host|\blookup\b|name resol|failed to resolve|zero addresses|dns",
+    ),
     (FaultType.HTTP_ABORT, r"connection reset|abort|canceled|cancelled|remotedisconnected"),
     (FaultType.NETWORK_DELAY, r"deadline ?exceeded|deadline_exceeded|timeout|timed out"),
     (FaultType.CPU_SATURATION, r"throttl|\bcpu\b"),
@@ -74,7 +77,7 @@ def _keyword(ctx: RunContext) -> Iterator[Prediction]:
         fault, rise = fault_by_keywords(case.logs)
         service = loudest_service(case.logs, case.action_space.targets, case.topology.entrypoint)
         yield mapped(
-            case.incident_id,
+            case.case_id,
             case.action_space,
             case.topology,
             service,

@@ -2,10 +2,11 @@
 
 Client libraries name the peer they failed to reach in a handful of well-known shapes: a
 DNS lookup names the host, a gRPC client names the callee or at least the port it dialled,
-a Go handler says which call failed. :func:`blame` turns each error line into (symptom,
-service) votes from those shapes; explicit names outweigh ports, and a relay ("X failed:
-...") counts little because X only passed the error on. :func:`entry_requests` reads the
-entry point's access lines (route, status, latency) so rules can see HTTP-level symptoms.
+a Go handler's wrap names the step that failed ("could not retrieve cart: ...").
+:func:`blame` turns each error line into (symptom, service) votes from those shapes;
+explicit names outweigh ports, and a relay ("X failed: ...") counts little because X only
+passed the error on. :func:`entry_requests` reads the entry point's access lines (route,
+status, latency) so rules can see HTTP-level symptoms.
 """
 
 from __future__ import annotations
@@ -33,10 +34,45 @@ NAMED: tuple[tuple[str, re.Pattern[str]], ...] = (
 """Shapes that name a host together with what went wrong reaching it."""
 
 _CALLEE = re.compile(r"failed (?:calling|to call) ([a-z0-9-]+)", re.I)
+_STEPS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"could not retrieve currencies|failed to (?:do )?convert(?:ing)? (?:currency|price)"
+            r"|could not convert currency|currency conversion"
+        ),
+        "currencyservice",
+    ),
+    (
+        re.compile(
+            r"could not retrieve products?\b|failed to get product #|could not retrieve product #"
+            r"|failed to get recommended product"
+        ),
+        "productcatalogservice",
+    ),
+    (
+        re.compile(r"could not retrieve cart|failed to (?:add to|empty) cart|cart failure"),
+        "cartservice",
+    ),
+    (re.compile(r"Can't access cart storage"), "redis-cart"),
+    (re.compile(r"shipping quote|shipment failed"), "shippingservice"),
+    (re.compile(r"could not charge the card"), "paymentservice"),
+    (re.compile(r"failed to get ads"), "adservice"),
+    (re.compile(r"failed to send order confirmation"), "emailservice"),
+    (re.compile(r"failed to get product recommendations"), "recommendationservice"),
+)
+"""The step a handler names when it wraps an error (Online Boutique's frontend and
+checkout), and the service that step calls; the innermost step is the one that failed."""
 _RELAY = re.compile(r"desc = ([a-z0-9-]+) failed:", re.I)
 _PORT = re.compile(r"(?:dial tcp |ipv4:)(\d+\.\d+\.\d+\.\d+):(\d+)")
 _SYMPTOMS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("dns_error", re.compile(r"no such host|DNS resolution failed|Failed to resolve", re.I)),
+    (
+        "dns_error",
+        re.compile(
+            r"no such host|DNS resolution failed|Failed to resolve|produced zero addresses"
+            r"|server misbehaving",
+            re.I,
+        ),
+    ),
     ("connect_timeout", re.compile(r"i/o timeout|Socket closed|connect timeout", re.I)),
     ("deadline", re.compile(r"DeadlineExceeded|DEADLINE_EXCEEDED|deadline exceeded", re.I)),
     ("refused", re.compile(r"refused|Unavailable|UNAVAILABLE|UnableToConnect", re.I)),
@@ -80,6 +116,10 @@ def blame(lines: pd.Series, topology: Topology) -> dict[tuple[str, str], float]:
         if callee and (app := app_of(callee.group(1), topology)):
             votes[(kind, app)] += 1.0
             continue
+        step = _innermost_step(text)
+        if step is not None and (app := app_of(step, topology)):
+            votes[(kind, app)] += 1.0
+            continue
         port = _PORT.search(text)
         if port and port.group(2) in ports:
             owners = ports[port.group(2)]
@@ -90,6 +130,16 @@ def blame(lines: pd.Series, topology: Topology) -> dict[tuple[str, str], float]:
         if relay and (app := app_of(relay.group(1), topology)):
             votes[(kind, app)] += 0.1
     return dict(votes)
+
+
+def _innermost_step(text: str) -> str | None:
+    """The service of the last (innermost) handler step named in ``text``."""
+    best, where = None, -1
+    for pattern, service in _STEPS:
+        for match in pattern.finditer(text):
+            if match.start() > where:
+                best, where = service, match.start()
+    return best
 
 
 @dataclass(frozen=True)

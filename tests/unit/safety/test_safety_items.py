@@ -282,3 +282,42 @@ def test_replay_resume_refuses_another_dataset_or_target(
     assert isinstance(retarget.exception, DataError) and "target" in str(retarget.exception)
     same = runner.invoke(app, [*args, "--dataset", str(first)])
     assert same.exit_code == 0 and "resumed: 2" in same.output
+
+
+# -- 2: replay checks for leftovers ----------------------------------------------------------------
+
+
+def test_replay_refuses_a_cluster_that_still_holds_an_r2act_fault(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from r2act.campaigns import render_chaos
+    from r2act.cluster.sim import SimulatedCluster
+
+    records = _records(tmp_path, monkeypatch)
+    gold = _gold(tmp_path / "gold.jsonl", records)
+    (tmp_path / "dataset").mkdir()
+    out = tmp_path / "out"
+    args = ["replay", str(gold), "--dataset", str(tmp_path / "dataset"), "--out", str(out), "-q"]
+    assert runner.invoke(app, args).exit_code == 0
+    (state,) = out.glob(".sim/*/state.json")
+    sim = SimulatedCluster(out, name=state.parent.name)  # another run left a fault there
+    incident = plan_incidents(load_manifest(tiny_campaign(tmp_path)))[0]
+    sim.inject(render_chaos(incident, sim.namespace, ONLINE_BOUTIQUE))
+    again = runner.invoke(app, [*args[:-1], "--only", records[0].incident_id])
+    assert isinstance(again.exception, SafetyError)
+    assert "still holds r2act chaos objects" in str(again.exception)
+
+
+def test_cleanup_clears_the_ledger_of_a_simulated_cluster_that_is_gone(tmp_path: Path) -> None:
+    from r2act.schema import ChaosRef
+
+    out = tmp_path / "replay"
+    target = {"kind": "sim", "name": "replay-x", "seed": 1, "namespace": "default"}
+    book = ledger.Ledger(out, "replay", {**target, "workspace": str(out)}, "run1")
+    book.fault(ChaosRef(kind="PodChaos", name="r2act-pod-1", namespace="default", run_id="run1"))
+    book.close()  # killed here; then the user removed out/.sim
+    assert not ledger.pending(out).empty
+    result = runner.invoke(app, ["cleanup", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "is gone" in result.output and ledger.pending(out).empty
+    assert not (out / ".sim").exists()  # no new, empty cluster

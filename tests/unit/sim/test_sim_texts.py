@@ -211,3 +211,35 @@ def test_an_invented_text_is_caught() -> None:
     ):
         assert not explained(invented), invented
         assert list(_unexplained(json.dumps({"message": invented})))
+
+
+def test_probe_cadence_is_the_release_manifests(reference_dir: Path) -> None:
+    """Probe periods and delays per app are those of the release manifest (default 10 s)."""
+    import yaml
+
+    from r2act.cluster.sim.kubetexts import PROBES
+
+    manifest = reference_dir / "online-boutique" / "kubernetes-manifests.yaml"
+    found: dict[str, tuple[float, float, float]] = {}
+    for doc in yaml.safe_load_all(manifest.read_text(encoding="utf-8")):
+        if not doc or doc.get("kind") != "Deployment":
+            continue
+        main = doc["spec"]["template"]["spec"]["containers"][0]
+        ready, live = main.get("readinessProbe"), main.get("livenessProbe")
+        if ready is None or live is None:
+            continue
+        found[doc["metadata"]["name"]] = (
+            float(ready.get("periodSeconds", 10)),
+            float(live.get("periodSeconds", 10)),
+            float(ready.get("initialDelaySeconds", 0)),
+        )
+        assert ready.get("timeoutSeconds", 1) == live.get("timeoutSeconds", 1) == 1
+    assert found == PROBES
+
+
+def test_deadlines_show_only_where_the_code_sets_one(smoke_run: Path) -> None:
+    """Online Boutique sets a per-call deadline only on the frontend's ads call
+    (frontend/rpc.go L120): DeadlineExceeded can only appear wrapped as 'failed to get ads'."""
+    lines = [str(r["line"]) for r in _records(smoke_run, "logs.jsonl.gz")]
+    deadline = [line for line in lines if "DeadlineExceeded" in line]
+    assert all("failed to get ads: " in line for line in deadline), deadline[:3]

@@ -45,6 +45,11 @@ def cluster_ip(service: str) -> str:
     return f"10.96.{d[0] % 250 + 1}.{d[1] % 250 + 2}"
 
 
+def container_id(seed: int, pod: str, instance: int | str) -> str:
+    """containerd's 64-hex id of one container instance (or ``"sandbox"``) of ``pod``."""
+    return _digest("container", str(seed), pod, str(instance)).hex()
+
+
 def image(app: str) -> str:
     """The main container's image as the release manifest names it."""
     if app == "redis-cart":

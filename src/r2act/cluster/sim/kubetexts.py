@@ -119,3 +119,33 @@ AFTER: dict[str, str] = {
     "Deleted": "desiredPhase",
 }
 """Reasons after which the same controller writes the object and records an Updated."""
+
+
+# --- probe cadence -------------------------------------------------------------------
+
+PROBES: dict[str, tuple[float, float, float]] = {
+    "frontend": (10.0, 10.0, 10.0),
+    "adservice": (15.0, 15.0, 20.0),
+    "currencyservice": (10.0, 10.0, 0.0),
+    "cartservice": (10.0, 10.0, 15.0),
+    "redis-cart": (5.0, 5.0, 0.0),
+    "recommendationservice": (5.0, 5.0, 0.0),
+    "checkoutservice": (10.0, 10.0, 0.0),
+    "emailservice": (5.0, 5.0, 0.0),
+    "paymentservice": (10.0, 10.0, 0.0),
+    "shippingservice": (5.0, 10.0, 0.0),
+    "productcatalogservice": (10.0, 10.0, 0.0),
+}
+"""(readiness period, liveness period, readiness initial delay) in seconds per app, from
+the release manifest (``online-boutique/kubernetes-manifests.yaml``; 10 s where it sets no
+``periodSeconds``). Every probe has the default 1 s timeout and failureThreshold 3, so a
+container stops being ready after 3 failed readiness periods and is restarted after 3 failed
+liveness periods. The load generator has no probes."""
+FAILURE_THRESHOLD = 3
+PROBE_TIMEOUT_S = 1.0
+
+
+def probe_periods(app: str) -> tuple[float, float]:
+    """(readiness, liveness) period of ``app``'s probes; (0, 0) when it has none."""
+    found = PROBES.get(app)
+    return (found[0], found[1]) if found is not None else (0.0, 0.0)

@@ -5,6 +5,14 @@ applies the query's equality / inequality / regex label matchers, turns counters
 per-second rates when the query wraps them in ``rate``/``irate``, and honours an outer
 ``sum by (...)`` / ``sum(...)``. That covers the manifest's default queries and the usual
 hand-written ones; anything else yields no series, as an unknown metric would.
+
+Series carry the labels a kube-prometheus-stack scrape gives them. cAdvisor series
+(kubelet ``/metrics/cadvisor``) name the container instance (``id``, ``name``, ``image``)
+beside the scrape's target labels, so a restarted container is a new series whose
+counters start again from zero, and a container that is not running (waiting out its
+restart back-off) has no series at all: Prometheus marks it stale. kube-state-metrics
+series carry the pod's ``uid``; pod-level ones (``kube_pod_status_*``) have no
+``container``; ``phase`` and ``condition`` are emitted for every value, 0 or 1.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
+from r2act.cluster.sim.identity import PAUSE_IMAGE, container_id, image, pod_uid
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
@@ -67,6 +76,21 @@ def _keep(labels: Mapping[str, str], matchers: tuple[tuple[str, str, str], ...])
     return True
 
 
+NODE = "sim-worker"
+"""The node every simulated pod runs on (as the scheduler's events say)."""
+KUBELET_TARGET = {
+    "endpoint": "https-metrics",
+    "instance": "172.18.0.2:10250",
+    "job": "kubelet",
+    "metrics_path": "/metrics/cadvisor",
+    "node": NODE,
+    "service": "kps-kube-prometheus-kubelet",
+}
+"""Target labels of the kubelet's cAdvisor endpoint as kube-prometheus-stack (release
+``kps``, deploy/kind/up.sh) scrapes it."""
+PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+CONDITIONS = ("true", "false", "unknown")
+
 Sample = tuple[dict[str, str], float]
 LabelKey = tuple[tuple[str, str], ...]
 _PodLabels = tuple[dict[str, str], bool, LabelKey]
@@ -110,7 +134,7 @@ class MetricSource:
             if query is None:
                 continue
             points: dict[LabelKey, list[tuple[float, float]]] = {}
-            pods: dict[str, _PodLabels] = {}
+            pods: dict[object, _PodLabels] = {}
             for t, scene in zip(steps, scenes, strict=True):
                 if query.group is not None:
                     samples = _sum(self._samples(query, scene, replicas, pods), query.group)
@@ -118,7 +142,7 @@ class MetricSource:
                         points.setdefault(tuple(sorted(labels.items())), []).append((t, value))
                     continue
                 for labels, value in self._samples(query, scene, replicas, pods):
-                    known = pods.get(labels.get("pod", ""))
+                    known = pods.get(id(labels))
                     if known is not None and known[0] is labels:  # a pod's own labels
                         keep, key = known[1], known[2]
                     else:
@@ -133,7 +157,7 @@ class MetricSource:
         query: Query,
         scene: Scene,
         replicas: Mapping[str, int],
-        pods: dict[str, _PodLabels],
+        pods: dict[object, _PodLabels],
     ) -> list[Sample]:
         """Every pod's value at ``scene.t``; ``pods`` caches each pod's labels for the query."""
         metric, t = query.metric, scene.t
@@ -145,13 +169,23 @@ class MetricSource:
             pod = line.pod
             if not pod.exists(t) or t < pod.created_at + 5.0:
                 continue
-            known = pods.get(pod.name)
+            cadvisor = metric.startswith("container_")
+            if cadvisor and line.waiting(t):
+                continue  # no cgroup while the container waits out its back-off: stale
+            instance = line.restart_count(t) if cadvisor else 0
+            key = pod.name if instance == 0 else f"{pod.name}#{instance}"
+            known = pods.get(key)
+            if (
+                known is not None
+                and "name" in known[0]
+                and "interface" not in known[0]
+                and known[0]["image"] != self._image(line, t)
+            ):
+                known = None
             if known is None:
-                labels = {"namespace": self.namespace, "pod": pod.name}
-                if not metric.startswith("container_network_"):
-                    labels["container"] = self.container.get(pod.app, "server")
+                labels = self._labels(metric, line, t, instance)
                 keep = _keep(labels, query.matchers)
-                known = pods[pod.name] = (labels, keep, tuple(sorted(labels.items())))
+                known = pods[key] = pods[id(labels)] = (labels, keep, tuple(sorted(labels.items())))
             labels, keep = known[0], known[1]
             if query.group is not None and not keep:
                 continue
@@ -164,6 +198,43 @@ class MetricSource:
                 noise = 1.0 if counter else self._noise(metric, pod.name, t)
                 out.append((labels, value * noise))
         return out
+
+    def _image(self, line: PodTimeline, t: float) -> str:
+        return PAUSE_IMAGE if line.paused(t) else image(line.pod.app)
+
+    def _labels(self, metric: str, line: PodTimeline, t: float, instance: int) -> dict[str, str]:
+        """A pod's labels for ``metric``: cAdvisor's per container instance, KSM's per pod."""
+        pod = line.pod
+        uid = pod_uid(pod.name)
+        container = self.container.get(pod.app, "server")
+        if metric.startswith("kube_pod_status_"):
+            return {"namespace": self.namespace, "pod": pod.name, "uid": uid}
+        if metric.startswith("kube_"):
+            labels = {"namespace": self.namespace, "pod": pod.name, "uid": uid}
+            labels["container"] = container
+            if metric.startswith("kube_pod_container_resource_"):
+                labels["node"] = NODE
+            return labels
+        slice_ = f"kubelet-kubepods-burstable-pod{uid.replace('-', '_')}.slice"
+        cgroup = f"/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-burstable.slice/{slice_}"
+        labels = {**KUBELET_TARGET, "namespace": self.namespace, "pod": pod.name}
+        if metric.startswith("container_network_"):
+            sandbox = container_id(self.seed, pod.name, "sandbox")
+            labels.update(
+                id=f"{cgroup}/cri-containerd-{sandbox}.scope",
+                image="registry.k8s.io/pause:3.10",
+                interface="eth0",
+                name=sandbox,
+            )
+            return labels
+        cid = container_id(self.seed, pod.name, instance)
+        labels.update(
+            container=container,
+            id=f"{cgroup}/cri-containerd-{cid}.scope",
+            image=self._image(line, t),
+            name=cid,
+        )
+        return labels
 
     def _noise(self, metric: str, pod: str, t: float) -> float:
         if metric.startswith("kube_"):
@@ -190,23 +261,25 @@ class MetricSource:
         return min(limit, idle + busy)
 
     def _cpu_seconds(self, line: PodTimeline, scene: Scene) -> float:
-        """The CPU counter: idle-and-traffic baseline over the pod's age plus stress time."""
+        """The CPU counter of the running container instance: idle-and-traffic baseline
+        since it started plus stress time (each instance counts from zero)."""
         t, pod = scene.t, line.pod
+        born = _instance_start(line, t)
         baseline = IDLE_CORES.get(self.language.get(pod.app, "go"), 0.003) * 2
         stressed = 0.0
         for active in line.faults:
             if active.fault.effect == "cpu":
-                stressed += max(0.0, min(t, active.end) - active.start)
+                stressed += max(0.0, min(t, active.end) - max(born, active.start))
         limit = self.cpu_limit.get(pod.app, 0.2)
-        return baseline * (t - pod.created_at) + (limit - baseline) * stressed
+        return baseline * (t - born) + (limit - baseline) * stressed
 
     def _working_set(self, line: PodTimeline, t: float) -> float:
         app = line.pod.app
         base = self.requests.get(app, 64 * 2**20) * (
             0.8 + 0.15 * self._noise("ws", line.pod.name, 0.0)
         )
-        if line.waiting(t) or line.paused(t):
-            return 1.2e6
+        if line.paused(t):
+            return 3.1e5  # the pause binary of a pod-failure
         for active in line.active(t, "memory"):
             base += active.fault.memory_bytes
         return min(base, line.pod.memory_limit * 0.995)
@@ -241,7 +314,7 @@ class MetricSource:
             periods = 10.0
             if metric == "container_cpu_cfs_throttled_periods_total":
                 periods = 9.6 if line.active(t, "cpu") else 0.02
-            return periods if rate else periods * age
+            return periods if rate else periods * (t - _instance_start(line, t))
         if metric == "container_oom_events_total":
             count = sum(1 for ts, reason in line.restarts if ts <= t and reason == "OOMKilled")
             return 0.0 if rate else float(count)
@@ -249,10 +322,8 @@ class MetricSource:
             return float(line.restart_count(t))
         if metric in ("kube_pod_container_status_ready", "kube_pod_status_ready"):
             if metric == "kube_pod_status_ready":
-                return [
-                    ({**labels, "condition": c}, float(line.ready(t) == (c == "true")))
-                    for c in ("true", "false")
-                ]
+                ready = "true" if line.ready(t) else "false"
+                return [({**labels, "condition": c}, float(c == ready)) for c in CONDITIONS]
             return float(line.ready(t))
         if metric == "kube_pod_container_status_last_terminated_reason":
             reason = line.last_reason(t)
@@ -270,7 +341,7 @@ class MetricSource:
                 ({**labels, "resource": "cpu", "unit": "core"}, cpu),
             ]
         if metric == "kube_pod_status_phase":
-            return [({**labels, "phase": "Running"}, 1.0)]
+            return [({**labels, "phase": p}, float(p == "Running")) for p in PHASES]
         return None
 
     def _deployment(self, metric: str, scene: Scene, replicas: Mapping[str, int]) -> list[Sample]:
@@ -289,6 +360,15 @@ class MetricSource:
             if value is not None:
                 out.append((labels, value))
         return out
+
+
+def _instance_start(line: PodTimeline, t: float) -> float:
+    """When the container instance running at ``t`` started (pod creation or last restart)."""
+    born = line.pod.created_at
+    for ts, _ in line.restarts:
+        if ts <= t:
+            born = ts
+    return born
 
 
 def _sum(samples: list[Sample], group: tuple[str, ...]) -> list[Sample]:

@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass, field
 
 from r2act.cluster.sim.chaos import Fault, parse_chaos
+from r2act.cluster.sim.kubetexts import FAILURE_THRESHOLD, probe_periods
 from r2act.cluster.sim.seeding import between
 from r2act.cluster.sim.state import ChaosRec, PodRec, SimState
 from r2act.systems import ONLINE_BOUTIQUE
@@ -38,6 +39,22 @@ LOADED_WS = 0.8
 simulated cAdvisor working set sits at 0.8-0.95 of it)."""
 BACKOFF_S = (0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 300.0)
 LIVENESS_PERIOD_S = 30.0
+"""Fallback for an app without probes in the manifest table."""
+
+
+def liveness_s(app: str) -> float:
+    """Seconds of failing liveness probes before the kubelet restarts: period x threshold
+    (the release manifest's periods, ``kubetexts.PROBES``)."""
+    _, period = probe_periods(app)
+    return period * FAILURE_THRESHOLD if period > 0 else LIVENESS_PERIOD_S
+
+
+def readiness_s(app: str) -> float:
+    """The readiness probe's period (10 s where the manifest sets none)."""
+    period, _ = probe_periods(app)
+    return period if period > 0 else 10.0
+
+
 """Default probe period 10 s x failureThreshold 3: a dead container is restarted every ~30 s."""
 PROBE_TIMEOUT_MS = 1000.0
 STARTUP_S = 3.0
@@ -256,22 +273,23 @@ def _pod_failure(line: PodTimeline, active: ActiveFault, seed: int) -> None:
         (start, "Normal", "Killing", f"Container {name} definition changed, will be restarted")
     )
     _restart(line, start + 1.0, "Error", "gcr.io/google-containers/pause:latest")
-    tick = start + 5.0
+    tick = start + readiness_s(line.pod.app) / 2
     while tick < min(stop, start + 3600.0):
         readiness = f"Readiness probe failed: {_probe_error(line)}"
         line.events.append((tick, "Warning", "Unhealthy", readiness))
-        tick += 10.0
-    t, attempt = start + 1.0 + LIVENESS_PERIOD_S, 1
+        tick += readiness_s(line.pod.app)
+    live = liveness_s(line.pod.app)
+    t, attempt = start + 1.0 + live, 1
     while t < stop:
         probe = f"Liveness probe failed: {_probe_error(line)}"
-        line.events.append((t - 10.0, "Warning", "Unhealthy", probe))
+        line.events.append((t - live / FAILURE_THRESHOLD, "Warning", "Unhealthy", probe))
         line.events.append(
             (t, "Normal", "Killing", f"Container {name} failed liveness probe, will be restarted")
         )
         wait = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
         line.events.append((t + 0.5, "Warning", "BackOff", _backoff(line)))
         _restart(line, t + wait, "Error", "gcr.io/google-containers/pause:latest")
-        t += wait + LIVENESS_PERIOD_S
+        t += wait + live
         attempt += 1
     if stop < active.end:
         line.events.append(
@@ -327,7 +345,7 @@ def _probe_timeouts(line: PodTimeline, active: ActiveFault, *, restart: bool) ->
     name = _container(line)
     stop = active.end
     t = active.start + 10.0
-    period = LIVENESS_PERIOD_S if restart else 45.0
+    period = liveness_s(line.pod.app) if restart else 45.0
     while t < stop:
         line.events.append(
             (
