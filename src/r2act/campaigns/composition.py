@@ -51,13 +51,26 @@ connection alive from spawn on, so only fresh connections (health probes) meet t
 and no log, metric or event a method reads changes."""
 
 
+VISIBLE_SHARE = 0.05
+"""Least share of user requests (load-generator route weights) a caller-side fault must break
+to be seen: the health error-rate threshold of every shipped manifest. Below it the callee
+stays healthy and the caller's few error lines in a 120 s window show no effect."""
+
+
+def user_share(topology: Topology, service: str) -> float:
+    """Share of user requests (route weights) whose handling reaches ``service``."""
+    total = sum(r.weight for r in topology.routes) or 1.0
+    return sum(r.weight for r in topology.routes_of(service)) / total
+
+
 def online_boutique_home(topology: Topology) -> Callable[[str, FaultType], str | None]:
     """Where each (service, fault) of a paper design belongs on the shipped deployment.
 
     HTTP faults are rules on an entry-point route, so they would belong to the entry point,
     but no user request meets them (``USER_INVISIBLE``); DNS faults need a primary caller
-    holding the service's address; a fault the handlers tolerate has no home (it cannot
-    break user-facing health)."""
+    holding the service's address and enough user requests through it (``VISIBLE_SHARE``:
+    checkout and payment are reached only by the checkout route, 1 request in 22); a fault
+    the handlers tolerate has no home (it cannot break user-facing health)."""
 
     def home(service: str, fault: FaultType) -> str | None:
         if fault in USER_INVISIBLE:
@@ -67,7 +80,8 @@ def online_boutique_home(topology: Topology) -> Callable[[str, FaultType], str |
         if fault in TOLERATED.get(service, frozenset()):
             return None
         if fault in (FaultType.DNS_FAULT, FaultType.DNS_RANDOM):
-            return service if topology.address_variable(service) is not None else None
+            seen = user_share(topology, service) >= VISIBLE_SHARE
+            return service if seen and topology.address_variable(service) is not None else None
         return service
 
     return home

@@ -240,11 +240,11 @@ def test_kind_specific_fields_follow_the_contract() -> None:
     assert spec(FaultType.HTTP_ERROR, Intensity.SEVERE)["target"] == "Response"
     abort = spec(FaultType.HTTP_ABORT, Intensity.MODERATE)
     assert (abort["target"], abort["abort"]) == ("Request", True)
-    # checkoutservice is the first DNS cell: its primary caller is the frontend
+    # cartservice is the first DNS cell: its primary caller is the frontend
     assert spec(FaultType.DNS_FAULT, Intensity.MODERATE)["env"] == {
-        "CHECKOUT_SERVICE_ADDR": "checkoutservice.invalid:5050"
+        "CART_SERVICE_ADDR": "cartservice.invalid:7070"
     }
     (value,) = spec(FaultType.DNS_RANDOM, Intensity.MODERATE)["env"].values()
     host, port = value.split(":")
-    assert port == "5050"
+    assert port == "7070"
     assert all(0 <= int(octet) <= 254 for octet in host.split("."))

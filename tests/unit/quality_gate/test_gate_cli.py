@@ -46,3 +46,30 @@ def test_audit_command_names_the_run_it_picked(
     assert result.exit_code == 0, result.output
     assert "r2act-runs/gatetest" in result.output
     assert "1 main" in result.output
+    assert "policy r2act-mechanics/1" in result.output
+
+
+def test_audit_labels_under_the_policy_it_is_given_and_refuses_an_unknown_one(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    incidents: dict[str, PlannedIncident],
+) -> None:
+    import sys
+
+    from r2act.cli import main
+
+    run = tmp_path / "run"
+    write_raw_incident(run, next(iter(incidents.values())))
+    _register_commands()
+    result = CliRunner().invoke(app, ["audit", str(run), "--policy", "paper-table-ii/1", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "policy paper-table-ii/1" in result.output
+    (record,) = (run / "audit" / "records").glob("*.json")
+    assert '"policy": "paper-table-ii/1"' in record.read_text()
+    monkeypatch.setattr(sys, "argv", ["r2act", "audit", str(run), "--policy", "bogus"])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and "unknown policy 'bogus'" in err[0], err
