@@ -159,8 +159,10 @@ def _results(
     if workers <= 1 or len(dirs) < PARALLEL_MIN:
         yield from map(one, dirs)
         return
+    # Not fork: a parent with threads (progress monitors, HTTP clients) can hand a forked
+    # worker a lock that is held forever. A fork server starts from a clean process.
     methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     with context.Pool(workers, initializer=_ignore_sigint) as pool:
         yield from pool.imap(one, dirs, chunksize=1)
 
