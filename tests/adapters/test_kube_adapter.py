@@ -392,7 +392,7 @@ def test_rollback_without_an_earlier_revision_changes_nothing(harness: Harness) 
     assert effect.changes == [] and harness.writes() == []
 
 
-def test_rollback_config_deletes_only_the_http_rule_with_that_scope(harness: Harness) -> None:
+def test_rollback_config_deletes_only_the_frontend_rule_with_that_scope(harness: Harness) -> None:
     cluster = harness.cluster()
     chaos = chaos_for(FaultType.HTTP_ERROR)
     ref = cluster.inject(chaos)
@@ -407,9 +407,11 @@ def test_rollback_config_deletes_only_the_http_rule_with_that_scope(harness: Har
         plan(operation="rollback_config", target="emailservice", scope=scope)
     )
     assert off_route.changes == []
-    effect = cluster.apply_plan(
+    backend = cluster.apply_plan(  # on the route, but the rule lives on the frontend's pods
         plan(operation="rollback_config", target="cartservice", scope=scope)
     )
+    assert backend.changes == []
+    effect = cluster.apply_plan(plan(operation="rollback_config", target="frontend", scope=scope))
 
     deletes = [r.url.path for r in harness.writes() if r.method.value == "DELETE"]
     assert deletes == [f"{CHAOS}/httpchaos/{ref.name}"]

@@ -57,6 +57,7 @@ from r2act.cluster.kube_parse import (
     pod_state,
     rollback_source,
     same_template,
+    selected_app,
     split_log_line,
     strip_server_fields,
     stuck_deletion_detail,
@@ -864,8 +865,11 @@ class KubeCluster:
             scope = plan.scope
             if not self._on_route(plan.target, scope):
                 return PlanEffect(operation="rollback_config", changes=[])
+            target = plan.target  # the rule lives on the pods it selects, not on a backend
             return self._remove_matching(
-                "rollback_config", CHAOS_PLURALS["HTTPChaos"], lambda o: http_scope(o) == scope
+                "rollback_config",
+                CHAOS_PLURALS["HTTPChaos"],
+                lambda o: http_scope(o) == scope and selected_app(o) == target,
             )
         if isinstance(plan, RepairDependency):
             return self._repair(plan.target, plan.dependency)

@@ -300,6 +300,13 @@ def http_scope(obj: Json) -> str | None:
     return f"{method if isinstance(method, str) and method else 'ANY'} {path}"
 
 
+def selected_app(obj: Json) -> str | None:
+    """The ``app`` label a chaos object's selector picks pods by (None when it has none)."""
+    selector = _dict(_dict(obj.get("spec")).get("selector"))
+    app = _dict(selector.get("labelSelectors")).get("app")
+    return app if isinstance(app, str) else None
+
+
 def dns_names(obj: Json) -> set[str]:
     """Service names a DNSChaos breaks: its patterns without the trailing '.*'."""
     names: set[str] = set()

@@ -8,8 +8,9 @@ clients never reach (pinned connections, ``pinning``). ``repair_dependency(C, S:
 sets C's address variable for S back to the release manifest's value (a rollout of C);
 ``rollback_deployment`` rolls the previous template out again; ``increase_memory_limit``
 patches the limit (a rollout). ``rollback_config`` deletes the HTTPChaos rule its scope
-names on a route of the target. A rollout whose new pods never become ready (OOM at every
-start) is stuck: the old pods keep serving, as with the Deployment's default RollingUpdate
+names, only when the rule selects the target's pods (the frontend's): a backend on the
+route holds no rule. A rollout whose new pods never become ready (OOM at every start) is
+stuck: the old pods keep serving, as with the Deployment's default RollingUpdate
 (maxUnavailable 25% rounds down to 0 for one replica). Each function returns the
 ``Change`` records ``undo`` needs.
 """
@@ -276,6 +277,10 @@ def _remove_rules(
     for rec in state.chaos:
         if rec.deleted_at is not None or rec.kind != "HTTPChaos":
             continue
+        selector = rec.spec.get("selector")
+        labels = selector.get("labelSelectors") if isinstance(selector, dict) else None
+        if not isinstance(labels, dict) or labels.get("app") != plan.target:
+            continue  # the rule lives on the pods it selects; a backend's config holds no rule
         _, _, fault = parse_chaos(
             {"kind": rec.kind, "metadata": {"name": rec.name}, "spec": rec.spec}
         )
