@@ -17,7 +17,11 @@ if TYPE_CHECKING:
     from r2act.collector import CampaignSummary, CollectionPlan
 
 _CAMPAIGN = typer.Argument(..., help="Campaign manifest (YAML), e.g. campaigns/smoke.yaml.")
-_OUT = typer.Option(None, "--out", help="Run directory (default: ./r2act-runs/<campaign name>).")
+_OUT = typer.Option(
+    None,
+    "--out",
+    help="Run directory (default: ./r2act-runs/<campaign name>, -shard-I-of-N with --shard).",
+)
 _ONLY = typer.Option([], "--only", help="Collect only this incident id (repeatable).")
 _RESUME = typer.Option(
     True, "--resume/--no-resume", help="Skip complete incidents and redo partial ones."
@@ -27,6 +31,12 @@ _DRY_RUN = typer.Option(
     False, "--dry-run", help="Print the plan and the chaos objects; touch nothing."
 )
 _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
+_SHARD = typer.Option(
+    None,
+    "--shard",
+    metavar="I/N",
+    help="Collect only shard I of N (a fixed share of every cell); merge with `r2act merge`.",
+)
 
 
 @app.command()
@@ -38,6 +48,7 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
     force: bool = _FORCE,
     dry_run: bool = _DRY_RUN,
     quiet: bool = _QUIET,
+    shard: str | None = _SHARD,
 ) -> None:
     """Inject every planned incident and record its pre, during and post telemetry.
 
@@ -45,17 +56,32 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
     every incident is complete, 1 when some failed (each failure is in its journal),
     2 on bad input, 128+N when stopped by signal N.
 
-    Example: [bold]r2act collect campaigns/smoke.yaml[/]
+    Examples: [bold]r2act collect campaigns/smoke.yaml[/]
+
+    [bold]r2act collect campaigns/r2act-302.yaml --shard 2/3 --out runs/shard-2[/]
     """
     from r2act.cli._progress import RichObserver
     from r2act.collector import collect as run_collect
     from r2act.collector import default_run_dir, plan_collection
+    from r2act.collector.merge import claim_shard, refuse_shard_record
 
     plan = plan_collection(campaign, only)
+    record = None
+    if shard is not None:
+        from r2act.campaigns.shard import parse_shard
+        from r2act.collector.merge import shard_collection
+
+        plan, record = shard_collection(plan, parse_shard(shard))
     run_dir = out if out is not None else default_run_dir(plan.manifest)
+    if out is None and record is not None:  # shards on one machine never share a directory
+        run_dir = run_dir.with_name(f"{run_dir.name}-shard-{record.index}-of-{record.count}")
     if dry_run:
         _print_dry_run(plan, run_dir)
         return
+    if record is None:
+        refuse_shard_record(run_dir)
+    else:
+        claim_shard(run_dir, record)
     if quiet:
         summary = run_collect(plan, run_dir, resume_run=resume_run, force=force)
     else:
