@@ -60,6 +60,7 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
 
     [bold]r2act collect campaigns/r2act-302.yaml --shard 2/3 --out runs/shard-2[/]
     """
+    from r2act.campaigns.lanes import has_lanes
     from r2act.cli._progress import RichObserver
     from r2act.collector import collect as run_collect
     from r2act.collector import default_run_dir, plan_collection
@@ -82,7 +83,9 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
         refuse_shard_record(run_dir)
     else:
         claim_shard(run_dir, record)
-    if quiet:
+    if has_lanes(plan.manifest.target):
+        summary = _collect_lanes(plan, run_dir, resume_run=resume_run, force=force, quiet=quiet)
+    elif quiet:
         summary = run_collect(plan, run_dir, resume_run=resume_run, force=force)
     else:
         with RichObserver(console) as observer:
@@ -121,6 +124,33 @@ def cleanup(campaign: Path = _CAMPAIGN, out: Path | None = _OUT) -> None:
             f"from {ref.namespace}",
             highlight=False,
         )
+
+
+def _collect_lanes(
+    plan: CollectionPlan, run_dir: Path, *, resume_run: bool, force: bool, quiet: bool
+) -> CampaignSummary:
+    """Every lane at once (``collector.lanes``), one line of progress per lane."""
+    from r2act.campaigns.estimate import format_duration
+    from r2act.cli._lane_progress import LanesProgress
+    from r2act.collector.lanes import NullLanesObserver, collect_lanes
+
+    if quiet:
+        done = collect_lanes(
+            plan, run_dir, resume_run=resume_run, force=force, observer=NullLanesObserver()
+        )
+    else:
+        with LanesProgress(console) as observer:
+            done = collect_lanes(
+                plan, run_dir, resume_run=resume_run, force=force, observer=observer
+            )
+    for lane, stats in done.lanes.items():
+        if stats.incidents:
+            console.print(
+                f"{lane}: {stats.incidents} incidents in {format_duration(stats.cluster_s)} "
+                "of cluster time",
+                highlight=False,
+            )
+    return done.summary
 
 
 def _print_dry_run(plan: CollectionPlan, run_dir: Path) -> None:

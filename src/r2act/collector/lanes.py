@@ -1,0 +1,447 @@
+"""Lanes: one incident per lane at a time, every lane at once, each in its own process.
+
+The parent plans, resumes and checks every lane's target (the opt-in check of a Kubernetes
+lane runs here, before any lane writes anything), then starts one process per lane. A lane
+process takes the next pending incident (a shared counter over one fixed list, so no
+incident is taken twice) and collects it with the ordinary ``collect`` into its own lane
+directory ``RUN/lanes/<lane>/`` — same lifecycle, journal, retries, cleanup guard, lock and
+leftover checks as a single-lane run — then renames the complete incident directory into
+``RUN/raw/``. The raw store therefore looks the same whatever the number of lanes; an
+incident records its lane in its target fingerprint (``sim:<name>-lane-2:...`` or the lane's
+context and namespace).
+
+Signals: lane processes run in their own process groups, so a terminal's Ctrl-C reaches the
+parent only; the parent forwards SIGINT, SIGTERM and SIGHUP to every lane once, and each
+lane's cleanup guard removes its fault before the lane exits. The parent never dies first:
+it waits for every lane, then reports 128+N. A lane whose parent disappeared (SIGKILL)
+finishes its incident (removing the fault) and takes no other.
+
+Processes, not threads: on the simulator each lane burns a core generating telemetry, and
+the GIL would serialise threads.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import FrameType
+from typing import Any, Protocol
+
+import yaml
+
+from r2act.campaigns import Manifest, SimTarget, plan_incidents, render_chaos
+from r2act.campaigns.lanes import Lane, lane_targets
+from r2act.cluster.base import Cluster
+from r2act.collector import layout, resume
+from r2act.collector.campaign import (
+    CampaignSummary,
+    CollectionPlan,
+    PlannedChaos,
+    collect,
+    open_target,
+)
+from r2act.collector.context import IncidentResult
+from r2act.errors import DataError, R2actError, SafetyError
+from r2act.systems import SYSTEMS
+
+LANES_DIR = "lanes"
+"""``RUN/lanes/<lane>/``: each lane's own run directory (its lock, journal and cluster)."""
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_POLL_S = 0.2
+
+
+def lane_dir(run_dir: Path, lane: str) -> Path:
+    """Where ``lane`` keeps its own run directory."""
+    return run_dir / LANES_DIR / lane
+
+
+def lane_manifest(manifest_path: Path, lane: Lane) -> Manifest:
+    """The campaign as one lane runs it: the same plan, on the lane's own single target.
+
+    Validated again from the file (already checked by ``load_manifest``) so that the metric
+    queries get the lane's namespace substituted, not lane 1's."""
+    data: Any = yaml.safe_load(manifest_path.read_text(encoding="utf-8"))
+    data["target"] = lane.target.model_dump(mode="json", exclude_none=True)
+    return Manifest.model_validate(data)
+
+
+def lane_plan(plan: CollectionPlan, lane: Lane) -> CollectionPlan:
+    """``plan`` for one lane: the same incidents, chaos objects rendered into its namespace."""
+    manifest = lane_manifest(plan.manifest_path, lane)
+    topology = SYSTEMS[manifest.system]
+    wanted = {item.incident.id for item in plan.items}
+    items = [
+        PlannedChaos(i, render_chaos(i, manifest.namespace, topology))
+        for i in plan_incidents(manifest)
+        if i.id in wanted
+    ]
+    return replace(plan, manifest=manifest, items=items)
+
+
+# --- progress ----------------------------------------------------------------------------
+
+
+class LanesObserver(Protocol):
+    """Progress of a lanes run; the CLI draws one line per lane from it."""
+
+    def campaign_started(self, pending: int, skipped: int, lanes: Sequence[str]) -> None:
+        """Collection of ``pending`` incidents on ``lanes`` begins."""
+
+    def incident_started(self, lane: str, incident_id: str) -> None:
+        """A lane took an incident."""
+
+    def step_started(self, lane: str, incident_id: str, step: str) -> None:
+        """A lane's incident entered a lifecycle step."""
+
+    def incident_finished(self, lane: str, result: IncidentResult, cluster_s: float) -> None:
+        """A lane finished an incident that took ``cluster_s`` seconds of cluster time."""
+
+    def message(self, text: str) -> None:
+        """Something the user should read."""
+
+
+class NullLanesObserver:
+    """Ignores everything."""
+
+    def campaign_started(self, pending: int, skipped: int, lanes: Sequence[str]) -> None:
+        """Ignored."""
+
+    def incident_started(self, lane: str, incident_id: str) -> None:
+        """Ignored."""
+
+    def step_started(self, lane: str, incident_id: str, step: str) -> None:
+        """Ignored."""
+
+    def incident_finished(self, lane: str, result: IncidentResult, cluster_s: float) -> None:
+        """Ignored."""
+
+    def message(self, text: str) -> None:
+        """Ignored."""
+
+
+class _QueueObserver:
+    """The ``CollectionObserver`` a lane process hands to ``collect``: forwards to the parent."""
+
+    def __init__(self, events: Any, lane: str) -> None:
+        self._events = events
+        self._lane = lane
+
+    def campaign_started(self, pending: int, skipped: int) -> None:
+        """Not forwarded: the parent knows the whole campaign."""
+
+    def incident_started(self, incident_id: str) -> None:
+        """Forward."""
+        self._events.put(("started", self._lane, incident_id))
+
+    def step_started(self, incident_id: str, step: str) -> None:
+        """Forward."""
+        self._events.put(("step", self._lane, incident_id, step))
+
+    def retried(self, incident_id: str, step: str, attempt: int, error: str) -> None:
+        """Forward as a step label."""
+        self._events.put(("step", self._lane, incident_id, f"{step} (retry {attempt})"))
+
+    def incident_finished(self, result: IncidentResult) -> None:
+        """Sent with the incident's cluster time by the lane loop instead."""
+
+    def message(self, text: str) -> None:
+        """Forward, naming the lane."""
+        self._events.put(("message", self._lane, text))
+
+
+# --- the lane process ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LaneJob:
+    """Everything a lane process needs (pickled to a spawned process)."""
+
+    plan: CollectionPlan
+    lane: str
+    run_dir: Path
+    pending: tuple[str, ...]
+    """Incident ids still to collect, in plan order; shared by every lane."""
+    positions: dict[str, int]
+    """Incident id -> position in the whole plan (fixes its simulated start time)."""
+    parent: int
+
+
+def _lane_main(job: LaneJob, counter: Any, events: Any) -> None:
+    """Entry point of a lane process."""
+    os.setpgrp()  # a terminal's Ctrl-C goes to the parent, which forwards it exactly once
+    stopped: list[int] = []
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        stopped.append(signum)
+
+    for signum in FORWARDED:
+        signal.signal(signum, on_signal)
+    try:
+        _lane_loop(job, counter, events, stopped)
+    except R2actError as error:
+        events.put(("error", job.lane, type(error).__name__, str(error)))
+    finally:
+        events.put(("done", job.lane))
+
+
+def _lane_loop(job: LaneJob, counter: Any, events: Any, stopped: list[int]) -> None:
+    directory = lane_dir(job.run_dir, job.lane)
+    items = {item.incident.id: item for item in job.plan.items}
+    while not stopped and os.getppid() == job.parent:
+        with counter.get_lock():
+            index = counter.value
+            counter.value += 1
+        if index >= len(job.pending):
+            return
+        incident_id = job.pending[index]
+        start = _prepare(job, directory, incident_id)
+        wall = time.perf_counter()
+        summary = collect(
+            replace(job.plan, items=[items[incident_id]]),
+            directory,
+            observer=_QueueObserver(events, job.lane),
+        )
+        publish(directory, job.run_dir, [incident_id])
+        spent = _cluster_seconds(job, directory, start, time.perf_counter() - wall)
+        for result in summary.results:
+            events.put(("finished", job.lane, result, spent))
+        if summary.interrupted_by is not None:
+            events.put(("interrupted", job.lane, summary.interrupted_by))
+            return
+    if stopped:
+        events.put(("interrupted", job.lane, stopped[0]))
+
+
+def _prepare(job: LaneJob, directory: Path, incident_id: str) -> float | None:
+    """On the simulator: a fresh lane system at the incident's own start time."""
+    target = job.plan.manifest.target
+    if not isinstance(target, SimTarget):
+        return None
+    from r2act.cluster.sim.lanes import reset_for_incident
+
+    return reset_for_incident(
+        directory,
+        name=target.name,
+        seed=target.seed,
+        namespace=job.plan.manifest.namespace,
+        position=job.positions[incident_id],
+        topology=job.plan.manifest.topology,
+    )
+
+
+def _cluster_seconds(job: LaneJob, directory: Path, start: float | None, wall_s: float) -> float:
+    """Seconds the incident took on the cluster's clock (virtual on the simulator)."""
+    target = job.plan.manifest.target
+    if isinstance(target, SimTarget) and start is not None:
+        from r2act.cluster.sim.lanes import virtual_now
+
+        now = virtual_now(directory, target.name)
+        return 0.0 if now is None else now - start
+    return wall_s
+
+
+def publish(directory: Path, run_dir: Path, incident_ids: Sequence[str] | None = None) -> int:
+    """Rename complete incidents of a lane directory into ``RUN/raw``; returns how many.
+
+    An incident already complete in ``RUN/raw`` stays where it is (never overwritten)."""
+    source_raw, raw = layout.raw_dir(directory), layout.raw_dir(run_dir)
+    if not source_raw.is_dir():
+        return 0
+    ids = incident_ids if incident_ids is not None else resume.scan(source_raw).complete
+    moved = 0
+    for incident_id in sorted(ids):
+        source = source_raw / incident_id
+        if layout.is_complete(source) and not (raw / incident_id).exists():
+            raw.mkdir(parents=True, exist_ok=True)
+            os.replace(source, raw / incident_id)
+            moved += 1
+    return moved
+
+
+# --- the parent ----------------------------------------------------------------------------
+
+
+@dataclass
+class LaneStats:
+    """What one lane did in this run."""
+
+    incidents: int = 0
+    cluster_s: float = 0.0
+    """Cluster seconds its incidents took: virtual on the simulator, real on Kubernetes."""
+
+
+@dataclass
+class LanesSummary:
+    """A lanes run: the usual campaign summary plus what each lane did."""
+
+    summary: CampaignSummary
+    lanes: dict[str, LaneStats] = field(default_factory=dict)
+    errors: list[tuple[str, str, str]] = field(default_factory=list)
+    """(lane, error type, message) of lanes that stopped on an error."""
+
+    @property
+    def cluster_s(self) -> float:
+        """The run's length on the cluster's clock: its busiest lane."""
+        return max((s.cluster_s for s in self.lanes.values()), default=0.0)
+
+
+def collect_lanes(
+    plan: CollectionPlan,
+    run_dir: Path,
+    *,
+    resume_run: bool = True,
+    force: bool = False,
+    observer: LanesObserver | None = None,
+    cluster_factory: Callable[[Manifest, Path], Cluster] = open_target,
+) -> LanesSummary:
+    """Collect ``plan`` on every lane of its target at once into ``run_dir/raw``."""
+    observer = observer or NullLanesObserver()
+    wall = time.perf_counter()
+    lanes = lane_targets(plan.manifest.target)
+    raw = layout.raw_dir(run_dir)
+    for lane in lanes:  # incidents a stopped run completed but had not moved yet
+        publish(lane_dir(run_dir, lane.name), run_dir)
+    found = resume.scan(raw)
+    ids = [item.incident.id for item in plan.items]
+    if not resume_run:
+        resume.refuse_unless_forced(run_dir, found, force)
+    done = set() if not resume_run else found.complete & set(ids)
+    pending = tuple(i for i in ids if i not in done)
+    summary = CampaignSummary(plan.manifest.name, run_dir, len(ids), skipped=len(done))
+    out = LanesSummary(summary, {lane.name: LaneStats() for lane in lanes})
+    active = lanes[: len(pending)]
+    observer.campaign_started(len(pending), len(done), [lane.name for lane in active])
+    if not pending:
+        return out
+    resume.check_writable(run_dir)
+    plans = {lane.name: lane_plan(plan, lane) for lane in active}
+    for lane in active:  # every lane passes its safety check before any lane writes
+        cluster_factory(plans[lane.name].manifest, lane_dir(run_dir, lane.name))
+    if not resume_run:
+        summary.moved_aside += resume.move_aside(
+            raw, found.complete & set(pending), layout.SUPERSEDED_DIR
+        )
+    positions = {i.id: n for n, i in enumerate(plan_incidents(plan.manifest))}
+    _run_lanes(plans, run_dir, pending, positions, observer, out)
+    summary.wall_s = time.perf_counter() - wall
+    return out
+
+
+def _run_lanes(  # noqa: PLR0917 - private, called once
+    plans: dict[str, CollectionPlan],
+    run_dir: Path,
+    pending: tuple[str, ...],
+    positions: dict[str, int],
+    observer: LanesObserver,
+    out: LanesSummary,
+) -> None:
+    context = multiprocessing.get_context("spawn")
+    counter = context.Value("i", 0)
+    events = context.Queue()
+    processes = {
+        name: context.Process(
+            target=_lane_main,
+            args=(LaneJob(plan, name, run_dir, pending, positions, os.getpid()), counter, events),
+            name=f"r2act-{name}",
+            daemon=False,
+        )
+        for name, plan in plans.items()
+    }
+    with _forwarding(processes) as signals:
+        for process in processes.values():
+            process.start()
+        for signum in dict.fromkeys(signals):  # arrived before every lane had a pid
+            _send(processes, signum)
+        running = set(processes)
+        while running:
+            try:
+                event = events.get(timeout=_POLL_S)
+            except queue.Empty:
+                for name in [n for n in running if not processes[n].is_alive()]:
+                    _lost(name, processes[name], observer, out)
+                    running.discard(name)
+                continue
+            if event[0] == "done":
+                running.discard(event[1])
+            else:
+                _dispatch(event, observer, out)
+        for process in processes.values():
+            process.join()
+        # what arrived between the last 'done' and the join
+        while True:
+            try:
+                _dispatch(events.get_nowait(), observer, out)
+            except queue.Empty:
+                break
+    if signals and out.summary.interrupted_by is None:
+        out.summary.interrupted_by = signals[0]
+    if out.errors:
+        lane, kind, message = out.errors[0]
+        error = SafetyError if kind == "SafetyError" else DataError
+        raise error(f"{lane}: {message}")
+
+
+def _dispatch(event: tuple[Any, ...], observer: LanesObserver, out: LanesSummary) -> None:
+    kind, lane = event[0], event[1]
+    if kind == "started":
+        observer.incident_started(lane, event[2])
+    elif kind == "step":
+        observer.step_started(lane, event[2], event[3])
+    elif kind == "finished":
+        result, spent = event[2], event[3]
+        out.summary.results.append(result)
+        stats = out.lanes[lane]
+        stats.incidents += 1
+        stats.cluster_s += spent
+        observer.incident_finished(lane, result, spent)
+    elif kind == "interrupted":
+        if out.summary.interrupted_by is None:
+            out.summary.interrupted_by = event[2]
+    elif kind == "message":
+        observer.message(f"{lane}: {event[2]}")
+    elif kind == "error":
+        out.errors.append((lane, event[2], event[3]))
+        observer.message(f"{lane} stopped: {event[3]}")
+
+
+def _lost(name: str, process: Any, observer: LanesObserver, out: LanesSummary) -> None:
+    """A lane process ended without saying so (killed): its fault may be left."""
+    code = process.exitcode
+    observer.message(
+        f"{name} ended unexpectedly (exit code {code}); if it was injecting, run the cleanup "
+        "command for this campaign before collecting again"
+    )
+    out.errors.append((name, "DataError", f"lane process ended with exit code {code}"))
+
+
+def _send(processes: dict[str, Any], signum: int) -> None:
+    for process in processes.values():
+        if process.pid is not None and process.is_alive():
+            with suppress(ProcessLookupError):
+                os.kill(process.pid, signum)
+
+
+@contextmanager
+def _forwarding(processes: dict[str, Any]) -> Iterator[list[int]]:
+    """While lanes run: SIGINT/SIGTERM/SIGHUP go to every live lane once, never kill us."""
+    received: list[int] = []
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        first = signum not in received
+        received.append(signum)
+        if first:
+            _send(processes, signum)
+
+    previous = {signum: signal.signal(signum, forward) for signum in FORWARDED}
+    try:
+        yield received
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
