@@ -47,7 +47,7 @@ from r2act.collector.campaign import (
     collect,
     open_target,
 )
-from r2act.collector.context import IncidentResult
+from r2act.collector.context import CollectSettings, IncidentResult
 from r2act.errors import DataError, R2actError, SafetyError
 from r2act.systems import SYSTEMS
 
@@ -171,6 +171,8 @@ class LaneJob:
     positions: dict[str, int]
     """Incident id -> position in the whole plan (fixes its simulated start time)."""
     parent: int
+    settings: CollectSettings | None = None
+    """Lifecycle settings; None derives them from the lane's manifest."""
 
 
 def _lane_main(job: LaneJob, counter: Any, events: Any) -> None:
@@ -192,31 +194,72 @@ def _lane_main(job: LaneJob, counter: Any, events: Any) -> None:
 
 
 def _lane_loop(job: LaneJob, counter: Any, events: Any, stopped: list[int]) -> None:
-    directory = lane_dir(job.run_dir, job.lane)
-    items = {item.incident.id: item for item in job.plan.items}
     while not stopped and os.getppid() == job.parent:
         with counter.get_lock():
             index = counter.value
             counter.value += 1
         if index >= len(job.pending):
             return
-        incident_id = job.pending[index]
-        start = _prepare(job, directory, incident_id)
-        wall = time.perf_counter()
-        summary = collect(
-            replace(job.plan, items=[items[incident_id]]),
-            directory,
-            observer=_QueueObserver(events, job.lane),
-        )
-        publish(directory, job.run_dir, [incident_id])
-        spent = _cluster_seconds(job, directory, start, time.perf_counter() - wall)
-        for result in summary.results:
-            events.put(("finished", job.lane, result, spent))
-        if summary.interrupted_by is not None:
-            events.put(("interrupted", job.lane, summary.interrupted_by))
+        if _collect_one(job, job.pending[index], events, open_target):
             return
     if stopped:
         events.put(("interrupted", job.lane, stopped[0]))
+
+
+def _collect_one(
+    job: LaneJob,
+    incident_id: str,
+    events: Any,
+    cluster_factory: Callable[[Manifest, Path], Cluster],
+) -> bool:
+    """Collect one incident on the job's lane and publish it; True when a signal stopped it."""
+    directory = lane_dir(job.run_dir, job.lane)
+    item = next(i for i in job.plan.items if i.incident.id == incident_id)
+    start = _prepare(job, directory, incident_id)
+    wall = time.perf_counter()
+    summary = collect(
+        replace(job.plan, items=[item]),
+        directory,
+        settings=job.settings,
+        observer=_QueueObserver(events, job.lane),
+        cluster_factory=cluster_factory,
+    )
+    publish(directory, job.run_dir, [incident_id])
+    spent = _cluster_seconds(job, directory, start, time.perf_counter() - wall)
+    for result in summary.results:
+        events.put(("finished", job.lane, result, spent))
+    if summary.interrupted_by is not None:
+        events.put(("interrupted", job.lane, summary.interrupted_by))
+        return True
+    return False
+
+
+class _ListQueue(list[tuple[Any, ...]]):
+    """The events queue of an inline run: the parent reads what the lanes appended."""
+
+    def put(self, event: tuple[Any, ...]) -> None:
+        self.append(event)
+
+
+def _run_inline(
+    jobs: list[LaneJob],
+    cluster_factory: Callable[[Manifest, Path], Cluster],
+    observer: LanesObserver,
+    out: LanesSummary,
+) -> None:
+    """Lanes in turn in this process, one incident each per round (tests, debugging).
+
+    Same lane directories, lane plans and publishing as the process runner, with a given
+    ``cluster_factory`` (e.g. an API emulator) that a spawned process could not receive."""
+    events = _ListQueue()
+    for index, incident_id in enumerate(jobs[0].pending):
+        job = jobs[index % len(jobs)]
+        stopped = _collect_one(job, incident_id, events, cluster_factory)
+        for event in events:
+            _dispatch(event, observer, out)
+        events.clear()
+        if stopped:
+            return
 
 
 def _prepare(job: LaneJob, directory: Path, incident_id: str) -> float | None:
@@ -300,8 +343,13 @@ def collect_lanes(
     force: bool = False,
     observer: LanesObserver | None = None,
     cluster_factory: Callable[[Manifest, Path], Cluster] = open_target,
+    inline: bool = False,
+    settings: CollectSettings | None = None,
 ) -> LanesSummary:
-    """Collect ``plan`` on every lane of its target at once into ``run_dir/raw``."""
+    """Collect ``plan`` on every lane of its target at once into ``run_dir/raw``.
+
+    ``cluster_factory`` connects to a lane (its target, its lane directory); the lane
+    processes always use ``open_target``, so another factory needs ``inline=True``."""
     observer = observer or NullLanesObserver()
     wall = time.perf_counter()
     lanes = lane_targets(plan.manifest.target)
@@ -323,13 +371,22 @@ def collect_lanes(
     resume.check_writable(run_dir)
     plans = {lane.name: lane_plan(plan, lane) for lane in active}
     for lane in active:  # every lane passes its safety check before any lane writes
-        cluster_factory(plans[lane.name].manifest, lane_dir(run_dir, lane.name))
+        checked = cluster_factory(plans[lane.name].manifest, lane_dir(run_dir, lane.name))
+        if (close := getattr(checked, "close", None)) is not None:
+            close()
     if not resume_run:
         summary.moved_aside += resume.move_aside(
             raw, found.complete & set(pending), layout.SUPERSEDED_DIR
         )
     positions = {i.id: n for n, i in enumerate(plan_incidents(plan.manifest))}
-    _run_lanes(plans, run_dir, pending, positions, observer, out)
+    if inline:
+        jobs = [
+            LaneJob(p, name, run_dir, pending, positions, os.getpid(), settings)
+            for name, p in plans.items()
+        ]
+        _run_inline(jobs, cluster_factory, observer, out)
+    else:
+        _run_lanes(plans, run_dir, pending, positions, observer, out)
     summary.wall_s = time.perf_counter() - wall
     return out
 
