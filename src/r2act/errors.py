@@ -11,6 +11,7 @@
         └── PermanentClusterError   retry will not help
             ├── NotFoundError       the object does not exist (404)
             └── ConflictError       the object already exists or changed (409)
+                └── ForeignObjectError  the object is not this run's: never deleted
 
 The CLI prints any ``R2actError`` as one line (its ``str``) and exits with ``exit_code``;
 anything else is a bug and keeps its traceback.
@@ -63,3 +64,10 @@ class NotFoundError(PermanentClusterError):
 
 class ConflictError(PermanentClusterError):
     """The object already exists, or changed under us."""
+
+
+class ForeignObjectError(ConflictError):
+    """An object with the name asked for exists but r2act (this run) did not create it.
+
+    Raised instead of deleting it; for the caller it means *its* object is not there.
+    """

@@ -26,6 +26,17 @@ from r2act.campaigns.lanes import MAX_LANES, KubernetesLane, duplicate_lane
 from r2act.schema import FaultType, Intensity, PhaseDurations, Topology
 from r2act.systems import SYSTEMS
 
+MAX_PHASE_S = 3600
+"""Longest phase (pre, during, post) and recovery timeout: an hour is past any recovery, and
+the simulator keeps only a few hours of telemetry."""
+MAX_USERS = 500
+"""Most simulated users: traffic and log volume grow with them (50x the default)."""
+MAX_REPETITIONS = 1000
+"""Most incidents per cell and intensity (the paper needs at most a handful)."""
+MAX_SEED = 2**63 - 1
+SIM_NAME = r"^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$"
+"""A simulated cluster's name names a directory under the run: no '/', no '..', no '.x'."""
+
 
 class GlitchRates(BaseModel):
     """How often the simulated cluster misbehaves, so the quality gate has real work."""
@@ -51,8 +62,14 @@ class SimTarget(BaseModel):
     model_config = STRICT
 
     kind: Literal["sim"] = Field(description="Target discriminator.")
-    seed: int = Field(default=0, description="Seed of the simulation's randomness.")
-    name: str = Field(default="default", min_length=1, description="Simulated cluster name.")
+    seed: int = Field(
+        default=0, ge=0, le=MAX_SEED, description="Seed of the simulation's randomness."
+    )
+    name: str = Field(
+        default="default",
+        pattern=SIM_NAME,
+        description="Simulated cluster name: lowercase letters, digits, '-', '_', '.' (no path).",
+    )
     glitches: GlitchRates = Field(default_factory=GlitchRates, description="Glitch rates.")
     lanes: int | None = Field(
         default=None,
@@ -100,7 +117,9 @@ class CellRepetitions(BaseModel):
     intensity: IntensityName | None = Field(
         default=None, description="Only this intensity; omitted means every intensity."
     )
-    repetitions: int = Field(ge=0, description="Incidents per intensity; 0 leaves it empty.")
+    repetitions: int = Field(
+        ge=0, le=MAX_REPETITIONS, description="Incidents per intensity; 0 leaves it empty."
+    )
 
 
 class LoadProfile(BaseModel):
@@ -108,8 +127,10 @@ class LoadProfile(BaseModel):
 
     model_config = STRICT
 
-    users: int = Field(default=10, ge=1, description="Concurrent simulated users.")
-    spawn_rate: float = Field(default=1.0, gt=0, description="Users started per second.")
+    users: int = Field(default=10, ge=1, le=MAX_USERS, description="Concurrent simulated users.")
+    spawn_rate: float = Field(
+        default=1.0, gt=0, le=1000, allow_inf_nan=False, description="Users started per second."
+    )
 
 
 class MetricsConfig(BaseModel):
@@ -117,7 +138,9 @@ class MetricsConfig(BaseModel):
 
     model_config = STRICT
 
-    step_s: float = Field(default=15.0, gt=0, description="Query resolution in seconds.")
+    step_s: float = Field(
+        default=15.0, ge=1, le=MAX_PHASE_S, allow_inf_nan=False, description="Query resolution, s."
+    )
     queries: dict[str, str] = Field(
         default_factory=lambda: dict(DEFAULT_QUERIES),
         min_length=1,
@@ -131,17 +154,26 @@ class HealthConfig(BaseModel):
     model_config = STRICT
 
     path: str = Field(default="/_healthz", pattern=r"^/", description="HTTP path to probe.")
-    interval_s: float = Field(default=5.0, gt=0, description="Seconds between probes.")
-    consecutive: int = Field(default=3, ge=1, description="Healthy probes in a row needed.")
+    interval_s: float = Field(
+        default=5.0, ge=0.1, le=600, allow_inf_nan=False, description="Seconds between probes."
+    )
+    consecutive: int = Field(default=3, ge=1, le=100, description="Healthy probes in a row needed.")
     error_rate_threshold: float = Field(
         default=0.05, ge=0, le=1, description="Highest request error rate that counts healthy."
     )
 
 
 class Phases(PhaseDurations):
-    """Phase durations as a manifest writes them: whole seconds, no quoted numbers."""
+    """Phase durations as a manifest writes them: whole seconds, no quoted numbers, bounded."""
 
     model_config = STRICT
+
+    pre_s: int = Field(default=60, gt=0, le=MAX_PHASE_S, description="Baseline window.")
+    during_s: int = Field(default=120, gt=0, le=MAX_PHASE_S, description="Fault window.")
+    post_s: int = Field(default=60, gt=0, le=MAX_PHASE_S, description="Window after recovery.")
+    recovery_timeout_s: int = Field(
+        default=180, gt=0, le=MAX_PHASE_S, description="Longest wait for health after removal."
+    )
 
 
 # --- the manifest ---------------------------------------------------------------------------
@@ -157,7 +189,9 @@ class Manifest(BaseModel):
     target: Target = Field(description="Where to run: the simulator or a named cluster.")
     services: list[str] = Field(min_length=1, description="Root-cause services, in plan order.")
     faults: list[FaultConfig] = Field(min_length=1, description="Fault types, in plan order.")
-    repetitions: int = Field(default=1, ge=1, description="Incidents per cell and intensity.")
+    repetitions: int = Field(
+        default=1, ge=1, le=MAX_REPETITIONS, description="Incidents per cell and intensity."
+    )
     cells: list[CellRepetitions] = Field(
         default_factory=list, description="Per-cell repetition overrides."
     )
@@ -166,7 +200,12 @@ class Manifest(BaseModel):
     metrics: MetricsConfig = Field(default_factory=MetricsConfig, description="Metric queries.")
     health: HealthConfig = Field(default_factory=HealthConfig, description="Health probe.")
     pilot: bool = Field(default=False, description="Pilot run: never enters the main dataset.")
-    seed: int = Field(default=0, description="Campaign seed; per-incident seeds derive from it.")
+    seed: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_SEED,
+        description="Campaign seed (per-incident seeds derive from it).",
+    )
     description: str = Field(default="", description="Free text for humans.")
 
     @field_validator("system")

@@ -61,30 +61,35 @@ def main() -> None:
             raise
         console_err.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
         sys.exit(error.exit_code)
-    except KeyboardInterrupt:
-        _interrupted()
+    except KeyboardInterrupt as stop:
+        _interrupted(getattr(stop, "signum", signal.SIGINT))
     except SystemExit as exit_:
         # typer turns a Ctrl-C inside a command into a silent exit 130: say what happened
-        if _caused_by_ctrl_c(exit_):
-            _interrupted()
+        if (cause := _caused_by_ctrl_c(exit_)) is not None:
+            _interrupted(getattr(cause, "signum", signal.SIGINT))
         raise
 
 
-def _interrupted() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the exit
-    console_err.print("[yellow]interrupted[/] (rerun the same command to start over or resume)")
-    sys.exit(130)
+def _interrupted(signum: int = signal.SIGINT) -> None:
+    """Exit 128+N for signal N (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP)."""
+    for ignored in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(ignored, signal.SIG_IGN)  # a second signal must not cut the exit
+    name = signal.Signals(signum).name
+    console_err.print(
+        f"[yellow]interrupted[/] by {name} (rerun the same command to start over or resume)"
+    )
+    sys.exit(128 + signum)
 
 
-def _caused_by_ctrl_c(error: BaseException) -> bool:
+def _caused_by_ctrl_c(error: BaseException) -> KeyboardInterrupt | None:
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         if isinstance(current, KeyboardInterrupt):
-            return True
+            return current
         seen.add(id(current))
         current = current.__cause__ or current.__context__
-    return False
+    return None
 
 
 __all__ = ["app", "main"]

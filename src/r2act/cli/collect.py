@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from r2act.cli.app import app, console
+from r2act.cli.app import app, console, console_err
 
 if TYPE_CHECKING:
     from r2act.collector import CampaignSummary, CollectionPlan
+    from r2act.collector.cleanup import CleanupReport
 
 _CAMPAIGN = typer.Argument(..., help="Campaign manifest (YAML), e.g. campaigns/smoke.yaml.")
 _OUT = typer.Option(
@@ -101,29 +102,99 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
         raise typer.Exit(1)
 
 
+_CLEAN_CAMPAIGN = typer.Argument(
+    None, help="Campaign manifest; optional with --out (the ledger there names the cluster)."
+)
+_CLEAN_OUT = typer.Option(
+    None,
+    "--out",
+    help="Directory of the stopped collect or replay (default: ./r2act-runs/<campaign name>).",
+)
+_ANY_RUN = typer.Option(
+    False, "--any-run", help="Also remove r2act objects of other runs (never others' objects)."
+)
+
+
 @app.command()
-def cleanup(campaign: Path = _CAMPAIGN, out: Path | None = _OUT) -> None:
-    """Remove every chaos object labelled app.kubernetes.io/managed-by=r2act on the target.
+def cleanup(
+    campaign: Path | None = _CLEAN_CAMPAIGN, out: Path | None = _CLEAN_OUT, any_run: bool = _ANY_RUN
+) -> None:
+    """Revert what a stopped collect or replay left: plan side effects, then faults.
 
-    Needed only after a hard kill; collect refuses to start while such objects exist.
+    Reads OUT's ledger, reopens the very cluster that run used, undoes the plan changes and
+    removes the faults it lists, then the run's other labelled objects. Needed only after a
+    hard stop (SIGKILL, power loss); collect and replay refuse to start until it ran.
+    Exit 1 when something could not be reverted.
 
-    Example: [bold]r2act cleanup campaigns/smoke.yaml[/]
+    Examples: [bold]r2act cleanup campaigns/smoke.yaml[/],
+    [bold]r2act cleanup --out RUN/replay/rule[/]
     """
-    from r2act.campaigns import load_manifest
-    from r2act.collector import default_run_dir, open_target, sweep
+    from r2act.campaigns import SimTarget, load_manifest
+    from r2act.cluster.sim.state import state_path
+    from r2act.collector import default_run_dir, ledger, open_target
+    from r2act.collector.cleanup import reopen, revert
+    from r2act.errors import DataError
 
-    manifest = load_manifest(campaign)
-    run_dir = out if out is not None else default_run_dir(manifest)
-    cluster = open_target(manifest, run_dir)
-    removed = sweep(cluster)
-    if not removed:
-        console.print(f"nothing to remove on {cluster.fingerprint}", highlight=False)
-    for ref in removed:
+    if out is None:
+        if campaign is None:
+            raise DataError(
+                "cleanup: pass the campaign manifest or --out DIR (the directory of the "
+                "stopped collect or replay)"
+            )
+        out = default_run_dir(load_manifest(campaign))
+    ledger.check_out_dir(out)
+    if not ledger.holds_run(out):
+        raise DataError(
+            f"{out}: holds no r2act run, so there is nothing to clean up (pass the --out the "
+            "stopped collect or replay used)"
+        )
+    with ledger.run_lock(out, "cleanup"):
+        left = ledger.pending(out)
+        if left.target:
+            cluster = reopen(left.target)
+        elif campaign is None:
+            raise DataError(
+                f"{out}: has no ledger naming its cluster (written by an older r2act); "
+                "pass the campaign manifest too"
+            )
+        else:
+            manifest = load_manifest(campaign)
+            target = manifest.target
+            if isinstance(target, SimTarget) and not state_path(out, target.name).is_file():
+                raise DataError(
+                    f"{out}: holds no simulated cluster {target.name!r}; nothing to clean up"
+                )
+            cluster = open_target(manifest, out, reverting=True)
+            any_run = True  # no ledger, no run id: the old sweep of every r2act object
+        report = revert(out, cluster, left, any_run=any_run)
+    _print_cleanup(report)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+def _print_cleanup(report: CleanupReport) -> None:
+    for undone in report.undone:
+        console.print(f"undid {undone}", highlight=False)
+    for ref in report.removed:
         console.print(
             f"removed {ref.kind}/{ref.name} ({ref.incident_id or 'no incident label'}) "
             f"from {ref.namespace}",
             highlight=False,
         )
+    for text in report.left_alone:
+        console.print(f"[yellow]left alone[/]: {text}", highlight=False)
+    for text in report.warnings:
+        console.print(f"[yellow]note[/]: {text}", highlight=False)
+    if report.others:
+        names = ", ".join(f"{r.kind}/{r.name}" for r in report.others)
+        console.print(
+            f"[yellow]not removed[/] (other r2act runs; add --any-run to remove): {names}",
+            highlight=False,
+        )
+    for text in report.failed:
+        console_err.print(f"[red]failed[/]: {text}", highlight=False)
+    if not (report.undone or report.removed or report.failed):
+        console.print(f"nothing to remove on {report.fingerprint}", highlight=False)
 
 
 def _collect_lanes(

@@ -6,6 +6,8 @@ its incident's action space is refused before anything touches the cluster.
 
 from __future__ import annotations
 
+import hashlib
+import math
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +24,7 @@ from r2act.errors import DataError
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from r2act.campaigns import KubernetesTarget, SimTarget
     from r2act.cluster.base import Cluster
     from r2act.evaluation.predictions import ParsedPrediction, PredictionFile
     from r2act.replay import ReplayReport
@@ -42,16 +45,53 @@ _TARGET = typer.Option(
     "the dataset's recorded target (a simulated dataset replays on the simulator; a "
     "Kubernetes dataset needs its manifest here).",
 )
-_WINDOW = typer.Option(75.0, "--window", min=1, help="Seconds a plan gets to restore health.")
-_INTERVAL = typer.Option(5.0, "--probe-interval", min=0.1, help="Seconds between health probes.")
-_CONSECUTIVE = typer.Option(3, "--consecutive", min=1, help="Healthy probes in a row = recovered.")
+_WINDOW = typer.Option(75.0, "--window", help="Seconds a plan gets to restore health (1-3600).")
+_INTERVAL = typer.Option(5.0, "--probe-interval", help="Seconds between health probes (0.1-300).")
+_CONSECUTIVE = typer.Option(3, "--consecutive", help="Healthy probes in a row = recovered (1-100).")
+BOUNDS = {
+    "--window": (1.0, 3600.0),
+    "--probe-interval": (0.1, 300.0),
+    "--consecutive": (1.0, 100.0),
+}
+"""Replay's option bounds: an hour-long window is already far past any recovery."""
 _ONLY = typer.Option([], "--only", help="Replay only this incident id (repeatable).")
 _OUT = typer.Option(None, "--out", help="Output directory (default: RUN/replay/<file stem>).")
 _DRY_RUN = typer.Option(False, "--dry-run", help="Say what would run or be refused; touch nothing.")
 _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
 
 
-def _cluster(target: str | None, out: Path, records: list[BenchmarkRecord]) -> Cluster:
+def _check_bounds(**values: float) -> None:
+    """DataError (one line, exit 2) for an option outside its bounds, inf and nan included."""
+    for name, value in values.items():
+        option = "--" + name.replace("_", "-")
+        low, high = BOUNDS[option]
+        if not (math.isfinite(value) and low <= value <= high):
+            raise DataError(f"{option} {value:g}: must be between {low:g} and {high:g}")
+
+
+def _validate_dataset(directory: Path) -> None:
+    """Replay trusts no dataset it has not fully validated (checksums, records, card)."""
+    from r2act import datasets
+
+    problems = [p for p in datasets.validate(directory) if p.severity == "error"]
+    if problems:
+        raise DataError(
+            f"{directory}: fails validation ({len(problems)} problem(s), first: "
+            f"{problems[0].line()}); replay runs only on a valid dataset "
+            f"(see r2act dataset validate {directory})"
+        )
+
+
+def _identity(directory: Path, cluster: Cluster) -> dict[str, str]:
+    """What a resumed replay must share with the first run: dataset bytes and target."""
+    sums = directory / "SHA256SUMS"
+    digest = hashlib.sha256(sums.read_bytes()).hexdigest() if sums.is_file() else "none"
+    return {"dataset": f"{directory.resolve()}@{digest[:16]}", "target": cluster.fingerprint}
+
+
+def _cluster(
+    target: str | None, out: Path, records: list[BenchmarkRecord]
+) -> tuple[Cluster, SimTarget | KubernetesTarget]:
     from r2act.campaigns import GlitchRates, SimTarget, load_manifest
     from r2act.cluster.connect import connect
     from r2act.collector import open_target
@@ -71,9 +111,23 @@ def _cluster(target: str | None, out: Path, records: list[BenchmarkRecord]) -> C
         quiet = GlitchRates(injection_failure=0.0, metric_gap=0.0, slow_recovery=0.0)
         seeds = sorted({s for r in records if (s := r.metadata.target_seed) is not None})
         sim = SimTarget(kind="sim", seed=seeds[0] if seeds else 0, name=name, glitches=quiet)
-        return connect(sim, namespace="default", workspace=out)
+        return connect(sim, namespace="default", workspace=out), sim
     manifest = load_manifest(Path(target))
-    return open_target(manifest, out)
+    return open_target(manifest, out), manifest.target
+
+
+def _refuse_leftovers(cluster: Cluster, out: Path) -> None:
+    """Replay on a cluster still holding r2act faults would judge plans on a broken system."""
+    from r2act.errors import SafetyError
+
+    found = cluster.leftovers()
+    if found:
+        names = ", ".join(f"{r.kind}/{r.name}" for r in found)
+        raise SafetyError(
+            f"{cluster.fingerprint}: still holds r2act chaos objects ({names}); replay "
+            f"refuses to judge plans there (run `r2act cleanup --out DIR` for the run that "
+            f"left them; this replay writes to {out})"
+        )
 
 
 def _check_input(
@@ -178,13 +232,17 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     )
 
     from r2act import datasets
+    from r2act.collector import ledger
+    from r2act.collector.cleanup import describe_target, notices
     from r2act.evaluation.predictions import read_predictions
     from r2act.replay import ReplaySettings, run_replay, summarize, to_markdown
     from r2act.replay.report import ttr_text
     from r2act.replay.run import write_report_files
 
+    _check_bounds(window=window, probe_interval=probe_interval, consecutive=consecutive)
     parsed = read_predictions(predictions)  # fail fast on a bad path
     directory = dataset_dir(dataset, [predictions])
+    _validate_dataset(directory)
     records = datasets.load_records(directory)
     by_id = {r.incident_id: r for r in records}
     out_dir = out if out is not None else directory.parent / "replay" / predictions.stem
@@ -195,28 +253,46 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     if dry_run:
         _dry_run(by_id, parsed.predictions, only)
         return
-    cluster = _cluster(target, out_dir, records)
     todo = [i for i in by_id if i in parsed.predictions and (not only or i in only)]
-    with Progress(
-        TextColumn("[bold]replay[/] {task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=quiet or not console.is_terminal,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("", total=len(todo))
-        run = run_replay(
-            cluster,
-            by_id,
-            parsed,
-            out_dir,
-            settings,
-            only=only,
-            on_start=lambda incident: progress.update(task, description=incident),
-            on_outcome=lambda _o: progress.advance(task),
+    ledger.check_out_dir(out_dir)
+    # connecting runs the target's safety check (opt-in, context) before anything is written
+    cluster, target_model = _cluster(target, out_dir, records)
+    with ledger.run_lock(out_dir, "replay"):
+        ledger.refuse_if_pending(out_dir, f"r2act cleanup --out {out_dir}")
+        _refuse_leftovers(cluster, out_dir)
+        run_id = ledger.run_id(out_dir, "replay")
+        if hasattr(cluster, "run_id"):
+            cluster.run_id = run_id  # a plan then removes only this run's faults
+        book = ledger.Ledger(
+            out_dir, "replay", describe_target(target_model, cluster, out_dir), run_id
         )
+        try:
+            with Progress(
+                TextColumn("[bold]replay[/] {task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                disable=quiet or not console.is_terminal,
+                transient=True,
+            ) as progress:
+                task = progress.add_task("", total=len(todo))
+                run = run_replay(
+                    cluster,
+                    by_id,
+                    parsed,
+                    out_dir,
+                    settings,
+                    only=only,
+                    on_start=lambda incident: progress.update(task, description=incident),
+                    on_outcome=lambda _o: progress.advance(task),
+                    ledger=book,
+                    identity=_identity(directory, cluster),
+                )
+        finally:
+            book.close()
+            for notice in notices(cluster):
+                console_err.print(Text(f"note: {notice}"), style="yellow")
     report = summarize(run.outcomes)
     write_report_files(out_dir, report.model_dump_json(indent=1), to_markdown(report))
     console.print(_table(report, width=console.width))

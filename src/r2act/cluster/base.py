@@ -32,10 +32,33 @@ MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "r2act"
 INCIDENT_LABEL = "r2act.io/incident"
 """Label naming the incident a chaos object belongs to."""
+RUN_LABEL = "r2act.io/run"
+"""Label naming the run (output directory) that created a chaos object."""
 OPT_IN_LABEL = "r2act.io/chaos-allowed"
 """Namespace label (value ``"true"``) without which r2act refuses a Kubernetes target."""
 
 ChaosObject = Mapping[str, Any]
+
+
+def foreign_reason(labels: Mapping[str, str] | None, ref: ChaosRef) -> str | None:
+    """Why r2act must not delete or patch an object carrying ``labels`` for ``ref``; None if
+    it may.
+
+    The object must carry ``managed-by=r2act`` and, when ``ref`` names its run, that run's
+    label: a same-named object of a user or of another run is never touched. Adapters call
+    this right before every delete (chaos objects, and the ConfigFault annotation's owner).
+    """
+    found = dict(labels or {})
+    if found.get(MANAGED_BY_LABEL) != MANAGED_BY:
+        return f"{ref.kind}/{ref.name} is not labelled {MANAGED_BY_LABEL}={MANAGED_BY}"
+    if ref.run_id is not None and found.get(RUN_LABEL) != ref.run_id:
+        return (
+            f"{ref.kind}/{ref.name} belongs to another r2act run "
+            f"({found.get(RUN_LABEL) or 'no run label'}, not {ref.run_id})"
+        )
+    return None
+
+
 """A Chaos Mesh custom object as sent to the API: apiVersion, kind, metadata, spec."""
 
 
@@ -123,4 +146,16 @@ class Cluster(Protocol):
 
     def undo(self, effect: PlanEffect) -> None:
         """Revert the side effects recorded in ``effect`` (replicas, resources, template)."""
+        ...
+
+
+@runtime_checkable
+class Rewindable(Protocol):
+    """A cluster that can start a unit of work again from a saved state (the simulator).
+
+    A real cluster cannot: on Kubernetes replay restores by undoing what it did.
+    """
+
+    def rewind_to(self, scope: str, key: str) -> bool:
+        """Go back to the state saved when ``key`` started in ``scope`` (else save it)."""
         ...

@@ -22,6 +22,7 @@ def connect(
     metric_queries: Mapping[str, str] | None = None,
     users: int = 10,
     error_rate_threshold: float = 0.05,
+    reverting: bool = False,
 ) -> Cluster:
     """The cluster a campaign runs on.
 
@@ -29,7 +30,8 @@ def connect(
     them, so it ignores them here). ``users`` (the manifest's load) drives the simulator's
     traffic and log volume; ``error_rate_threshold`` is the health probe's limit. A sim
     cluster's state lives in ``<workspace>/.sim/<target.name>/``, so the same workspace
-    reconnects to the same cluster.
+    reconnects to the same cluster. ``reverting`` (cleanup) connects to a Kubernetes
+    namespace whose opt-in was withdrawn, to remove r2act's own objects from it.
     """
     if isinstance(target, SimTarget):
         from r2act.cluster.sim import SimulatedCluster
@@ -53,4 +55,5 @@ def connect(
         workspace=workspace,
         metric_queries=metric_queries,
         error_rate_threshold=error_rate_threshold,
+        reverting=reverting,
     )

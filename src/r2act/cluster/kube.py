@@ -29,6 +29,7 @@ from r2act.cluster.base import (
     ChaosObject,
     Clock,
     Cluster,
+    foreign_reason,
 )
 from r2act.cluster.kube_api import (
     JSON_PATCH,
@@ -61,6 +62,7 @@ from r2act.cluster.kube_parse import (
 from r2act.cluster.kube_retry import RetryPolicy
 from r2act.cluster.prometheus import PrometheusMetrics
 from r2act.errors import (
+    ForeignObjectError,
     NotFoundError,
     PermanentClusterError,
     R2actError,
@@ -146,6 +148,10 @@ class KubeCluster:
         self._poll = poll_interval_s
         self._plan_removal_timeout = plan_removal_timeout_s
         self._error_rate_threshold = error_rate_threshold
+        self.run_id: str | None = None
+        """The run r2act acts for; set, a plan removes only this run's chaos objects."""
+        self.notices: list[str] = []
+        """What r2act did that the user must hear about (e.g. a removal without opt-in)."""
 
     @classmethod
     def from_target(
@@ -213,12 +219,23 @@ class KubeCluster:
 
         Called before every write, not cached: a namespace can lose its label mid-campaign.
         """
+        self._ensure_context()
+        if not self._opted_in():
+            raise SafetyError(
+                f"namespace {self._namespace!r} lacks the label {OPT_IN_LABEL}=true; r2act "
+                "refuses to inject or change anything there (opt in with: kubectl label "
+                f"namespace {self._namespace} {OPT_IN_LABEL}=true)"
+            )
+
+    def _ensure_context(self) -> None:
         if self._context != self._expected_context:
             raise SafetyError(
                 f"kubeconfig context {self._context!r} is not the campaign's "
                 f"{self._expected_context!r}; r2act refuses to write (fix target.context or "
                 "select that context)"
             )
+
+    def _opted_in(self) -> bool:
         try:
             namespace = self._api.read_namespace()
         except NotFoundError as exc:
@@ -227,12 +244,38 @@ class KubeCluster:
                 "r2act refuses to act (create it with deploy/kind/up.sh)"
             ) from exc
         labels = (namespace.get("metadata") or {}).get("labels") or {}
-        if labels.get(OPT_IN_LABEL) != "true":
-            raise SafetyError(
-                f"namespace {self._namespace!r} lacks the label {OPT_IN_LABEL}=true; r2act "
-                "refuses to inject or change anything there (opt in with: kubectl label "
-                f"namespace {self._namespace} {OPT_IN_LABEL}=true)"
-            )
+        return bool(labels.get(OPT_IN_LABEL) == "true")
+
+    def may_revert(self) -> bool:
+        """Whether reverting r2act's own change may go ahead; True also without the opt-in.
+
+        The opt-in label guards new writes only: a fault or a plan change r2act made stays
+        removable after the label was withdrawn (leaving it would be the unsafe choice).
+        The context must still be the campaign's. Returns whether the namespace is still
+        opted in, so the caller can say what it did without it.
+        """
+        self._ensure_context()
+        return self._opted_in()
+
+    def _note_unopted(self, did: str) -> None:
+        self.notices.append(
+            f"namespace {self._namespace!r} no longer carries {OPT_IN_LABEL}=true; {did} "
+            "anyway (the label guards new writes, not the removal of r2act's own changes)"
+        )
+
+    def own_chaos(self, plural: str, ref: ChaosRef) -> dict[str, Any] | None:
+        """The live object ``ref`` names, if it exists; ForeignObjectError unless it is ours.
+
+        Checked right before every delete: the managed-by label and the run label.
+        """
+        try:
+            obj = self._api.get_chaos(plural, ref.name)
+        except NotFoundError:
+            return None
+        reason = foreign_reason((obj.get("metadata") or {}).get("labels"), ref)
+        if reason is not None:
+            raise ForeignObjectError(f"{reason}; r2act leaves it alone")
+        return obj
 
     def _check_chaos(self, chaos: ChaosObject) -> tuple[str, str, dict[str, Any]]:
         """Kind's plural, name and the body to send; refuses anything outside the namespace."""
@@ -323,11 +366,15 @@ class KubeCluster:
         still injected when it outlives ``timeout_s``.
         """
         plural = self._check_ref(ref)
-        self.ensure_writable()
+        opted_in = self.may_revert()
+        if self.own_chaos(plural, ref) is None:
+            return
         try:
             self._api.delete_chaos(plural, ref.name)
         except NotFoundError:
             return
+        if not opted_in:
+            self._note_unopted(f"removed r2act's own {ref.kind}/{ref.name}")
         deadline = self._clock.now() + timeout_s
         while True:
             try:
@@ -636,6 +683,8 @@ class KubeCluster:
             if not matches(obj):
                 continue
             ref = chaos_ref(obj, INCIDENT_LABEL)
+            if self.run_id is not None and ref.run_id != self.run_id:
+                continue  # another run's fault: a plan never removes it
             self.remove(ref, timeout_s=self._plan_removal_timeout)
             changes.append(Change(kind="chaos_removed", before=strip_server_fields(obj)))
         return PlanEffect(operation=operation, changes=changes)
@@ -690,7 +739,8 @@ class KubeCluster:
         ]
         if not changes:
             return
-        self.ensure_writable()
+        if not self.may_revert():
+            self._note_unopted(f"undid r2act's plan ({effect.operation})")
         for change in changes:
             target = change.deployment
             if target is None:
@@ -723,6 +773,7 @@ def connect_kubernetes(
     namespace: str,
     workspace: Path | None = None,
     metric_queries: Mapping[str, str] | None = None,
+    reverting: bool = False,
     **options: Any,
 ) -> KubeCluster:
     """The ``kind: kubernetes`` branch of ``r2act.cluster.connect.connect``.
@@ -730,7 +781,8 @@ def connect_kubernetes(
     ``workspace`` and ``metric_queries`` are accepted for the factory's common signature;
     the queries are checked by ``preflight``. The namespace must be the target's own, and
     the safety check (context, opt-in label) runs here, so a campaign pointed at the wrong
-    place stops before it plans anything on the cluster.
+    place stops before it plans anything on the cluster. ``reverting`` (``r2act cleanup``)
+    only checks the context: removing r2act's own objects needs no opt-in.
     """
     del workspace, metric_queries
     if namespace != target.namespace:
@@ -739,7 +791,10 @@ def connect_kubernetes(
             "acts only in the namespace the campaign's target names"
         )
     cluster = KubeCluster.from_target(target, **options)
-    cluster.ensure_writable()
+    if reverting:
+        cluster.may_revert()  # the context must match; a withdrawn opt-in is said later
+    else:
+        cluster.ensure_writable()
     return cluster
 
 

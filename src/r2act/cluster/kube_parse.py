@@ -263,6 +263,7 @@ def chaos_ref(obj: Json, incident_label: str) -> ChaosRef:
         name=str(meta.get("name", "")),
         namespace=str(meta.get("namespace", "")),
         incident_id=_dict(meta.get("labels")).get(incident_label),
+        run_id=_dict(meta.get("labels")).get("r2act.io/run"),
     )
 
 

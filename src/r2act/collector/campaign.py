@@ -26,7 +26,8 @@ from r2act.campaigns import (
 )
 from r2act.cluster.base import Cluster
 from r2act.collector import layout, resume
-from r2act.collector.cleanup import remover
+from r2act.collector import ledger as ledger_module
+from r2act.collector.cleanup import describe_target, notices, remover
 from r2act.collector.context import (
     CollectionObserver,
     CollectSettings,
@@ -142,10 +143,11 @@ def settings_for(manifest: Manifest) -> CollectSettings:
     )
 
 
-def open_target(manifest: Manifest, run_dir: Path) -> Cluster:
+def open_target(manifest: Manifest, run_dir: Path, *, reverting: bool = False) -> Cluster:
     """Connect to the campaign's target; a Kubernetes target passes the safety check here.
 
     Imported lazily: planning and dry runs must not pay for loading the adapters.
+    ``reverting`` (cleanup) accepts a namespace whose opt-in was withdrawn.
     """
     from r2act.cluster.connect import connect
 
@@ -156,6 +158,7 @@ def open_target(manifest: Manifest, run_dir: Path) -> Cluster:
         metric_queries=manifest.metrics.queries,
         users=manifest.load.users,
         error_rate_threshold=manifest.health.error_rate_threshold,
+        reverting=reverting,
     )
 
 
@@ -189,13 +192,53 @@ def collect(
     observer.campaign_started(len(pending), len(done))
     if not pending:
         return summary
+    ledger_module.check_out_dir(run_dir)
     resume.check_writable(run_dir)
+    cleanup = cleanup_command(plan.manifest_path, run_dir, plan.manifest)
+    with ledger_module.run_lock(run_dir, "collect"):
+        ledger_module.refuse_if_pending(run_dir, cleanup)
+        run_id = ledger_module.run_id(run_dir, "collect")
+        _collect_locked(
+            plan,
+            run_dir,
+            pending=pending,
+            found=found,
+            summary=summary,
+            run_id=run_id,
+            resume_run=resume_run,
+            settings=settings,
+            observer=observer,
+            cluster_factory=cluster_factory,
+        )
+    summary.wall_s = time.perf_counter() - wall
+    return summary
+
+
+def _collect_locked(
+    plan: CollectionPlan,
+    run_dir: Path,
+    *,
+    pending: list[PlannedChaos],
+    found: resume.RunScan,
+    summary: CampaignSummary,
+    run_id: str,
+    resume_run: bool,
+    settings: CollectSettings | None,
+    observer: CollectionObserver,
+    cluster_factory: Callable[[Manifest, Path], Cluster],
+) -> None:
+    raw = layout.raw_dir(run_dir)
     cluster = cluster_factory(plan.manifest, run_dir)
     settings = settings or settings_for(plan.manifest)
     remove = remover(cluster, settings.retry, settings.remove_timeout_s, settings.backoff_sleep)
     provenance = _provenance(plan, run_dir, cluster)
+    ledger = ledger_module.Ledger(
+        run_dir, "collect", describe_target(plan.manifest.target, cluster, run_dir), run_id
+    )
     try:
-        with CleanupGuard(remove, observer.message) as guard:
+        with CleanupGuard(
+            remove, observer.message, on_arm=ledger.fault, on_disarm=ledger.fault_removed
+        ) as guard:
             _refuse_leftovers(cluster, settings, provenance)
             redo = [i.incident.id for i in pending]
             summary.moved_aside += resume.move_aside(raw, found.partial & set(redo))
@@ -205,7 +248,7 @@ def collect(
                 )
             for path in summary.moved_aside:
                 observer.message(f"moved unfinished {path.name} aside to {path.parent}")
-            collector = Collector(cluster, settings, provenance, guard, observer)
+            collector = Collector(cluster, settings, provenance, guard, observer, run_id)
             for item in pending:
                 observer.incident_started(item.incident.id)
                 directory = raw / item.incident.id
@@ -215,8 +258,10 @@ def collect(
                 guard.raise_if_interrupted()
     except Interrupted as signal_error:
         summary.interrupted_by = signal_error.signum
-    summary.wall_s = time.perf_counter() - wall
-    return summary
+    finally:
+        ledger.close()
+        for notice in notices(cluster):
+            observer.message(notice)
 
 
 def _provenance(plan: CollectionPlan, run_dir: Path, cluster: Cluster) -> Provenance:

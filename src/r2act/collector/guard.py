@@ -5,10 +5,14 @@ rendered object, so even a crash inside ``inject`` is covered) and *disarmed* on
 succeeded. Removal runs from the lifecycle's ``finally`` and, as a last resort, when the
 guard exits.
 
-Signals: the first SIGINT or SIGTERM raises ``Interrupted`` where the program is, which
-unwinds into those ``finally`` blocks. Later signals never raise: a second Ctrl-C while the
-fault is being removed only says "still cleaning up", so the cleanup finishes before the
-process exits. Only SIGKILL can leave an object behind; then preflight refuses to start
+Every arm and disarm is also handed to ``on_arm``/``on_disarm`` (the run's ledger), so what
+a SIGKILL leaves behind is on disk for the next command and for ``r2act cleanup``.
+
+Signals: the first SIGINT, SIGTERM or SIGHUP (a closed terminal, a dropped SSH session)
+raises ``Interrupted`` where the program is, which unwinds into those ``finally`` blocks.
+Later signals never raise: a second Ctrl-C while the fault is being removed only says
+"still cleaning up", so the cleanup finishes before the process exits. Only SIGKILL (or a
+power loss) can leave an object behind; then the ledger makes the next command refuse to start
 and points to ``r2act cleanup``.
 """
 
@@ -21,14 +25,14 @@ from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import Any
 
-from r2act.errors import ClusterError
+from r2act.errors import ClusterError, ForeignObjectError
 from r2act.schema import ChaosRef
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class Interrupted(KeyboardInterrupt):
-    """Raised at the point where SIGINT or SIGTERM arrived."""
+    """Raised at the point where SIGINT, SIGTERM or SIGHUP arrived."""
 
     def __init__(self, signum: int) -> None:
         self.signum = signum
@@ -47,9 +51,13 @@ class CleanupGuard:
         self,
         remove: Callable[[ChaosRef], None],
         notify: Callable[[str], None] = lambda _message: None,
+        on_arm: Callable[[ChaosRef], None] = lambda _ref: None,
+        on_disarm: Callable[[ChaosRef], None] = lambda _ref: None,
     ) -> None:
         self._remove = remove
         self._notify = notify
+        self._on_arm = on_arm
+        self._on_disarm = on_disarm
         self._armed: dict[tuple[str, str, str], ChaosRef] = {}
         self._previous: dict[int, Any] = {}
         self.signals = 0
@@ -63,11 +71,14 @@ class CleanupGuard:
 
     def arm(self, ref: ChaosRef) -> None:
         """Remember an object that must be removed before the process ends."""
+        if self._armed.get(_key(ref)) != ref:
+            self._on_arm(ref)
         self._armed[_key(ref)] = ref
 
     def disarm(self, ref: ChaosRef) -> None:
         """Forget an object that is gone."""
-        self._armed.pop(_key(ref), None)
+        if self._armed.pop(_key(ref), None) is not None:
+            self._on_disarm(ref)
 
     def is_armed(self, ref: ChaosRef) -> bool:
         """Whether ``ref`` still needs removing."""
@@ -88,6 +99,9 @@ class CleanupGuard:
             for ref in list(self._armed.values()):
                 try:
                     self._remove(ref)
+                except ForeignObjectError as error:
+                    self._notify(f"left {ref.kind}/{ref.name} alone: {error}")
+                    self.disarm(ref)  # not ours: our object is not there
                 except ClusterError as error:
                     self._notify(f"could not remove {ref.kind}/{ref.name}: {error}")
                 else:

@@ -10,6 +10,7 @@ such an incident is worth. Disk errors, safety refusals and signals end the camp
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from typing import Any, Literal, TypeVar
 
 import yaml
 
-from r2act.cluster.base import INCIDENT_LABEL, Cluster
+from r2act.cluster.base import INCIDENT_LABEL, RUN_LABEL, Cluster, Rewindable
 from r2act.collector import layout, snapshot, store
 from r2act.collector.context import (
     CollectionObserver,
@@ -29,15 +30,18 @@ from r2act.collector.context import (
 )
 from r2act.collector.guard import CleanupGuard
 from r2act.collector.journal import Journal, Step, describe
+from r2act.collector.ledger import stamp
 from r2act.collector.retrying import call_with_retry
 from r2act.errors import (
     ClusterError,
     ConflictError,
     DataError,
+    ForeignObjectError,
     PermanentClusterError,
     SafetyError,
 )
 from r2act.schema import PHASES, ChaosRef, Phase, PlannedIncident, TimeWindow
+from r2act.schema.rawstore import file_digests
 
 T = TypeVar("T")
 TIMESTAMPS = (
@@ -59,16 +63,20 @@ class Collector:
     provenance: Provenance
     guard: CleanupGuard
     observer: CollectionObserver
+    run_id: str | None = None
+    """The run label stamped on every object sent (None: unstamped, as in old tests)."""
 
 
 def chaos_ref(chaos: Mapping[str, Any]) -> ChaosRef:
     """The reference of a rendered object, known before it is sent."""
     meta = chaos["metadata"]
+    labels = meta.get("labels", {})
     return ChaosRef(
         kind=chaos["kind"],
         name=meta["name"],
         namespace=meta["namespace"],
-        incident_id=meta.get("labels", {}).get(INCIDENT_LABEL),
+        incident_id=labels.get(INCIDENT_LABEL),
+        run_id=labels.get(RUN_LABEL),
     )
 
 
@@ -96,8 +104,10 @@ class IncidentRun:
         self.clock = collector.cluster.clock
         self.incident = incident
         self.chaos = chaos
+        run = collector.run_id
+        self.sent = chaos if run is None else stamp(chaos, run)
         self.directory = directory
-        self.ref = chaos_ref(chaos)
+        self.ref = chaos_ref(self.sent)
         self.timestamps: dict[str, float | None] = dict.fromkeys(TIMESTAMPS)
         self.windows: dict[Phase, TimeWindow] = {}
         self.timer = snapshot.Timer()
@@ -138,6 +148,9 @@ class IncidentRun:
 
     def _steps(self) -> None:
         phases = self.incident.phases
+        if isinstance(self.cluster, Rewindable):
+            # a redone incident starts from the state its first attempt started from
+            self.cluster.rewind_to("collect", self.incident.id)
         self._preflight()
         with self._step("pre") as step:
             start = self.clock.now()
@@ -163,8 +176,13 @@ class IncidentRun:
             self.timestamps["post_end"] = start + phases.post_s
         with self._step("complete"):
             self._write_incident()
-            done = f'{{"completed_at": {self.clock.now()!r}, "log_records": {self.log_records}}}\n'
-            store.write_bytes(self.directory / layout.COMPLETE, done.encode())
+            done = {
+                "completed_at": self.clock.now(),
+                "log_records": self.log_records,
+                "sha256": file_digests(self.directory),  # checked by the audit
+            }
+            text = json.dumps(done, sort_keys=True) + "\n"
+            store.write_bytes(self.directory / layout.COMPLETE, text.encode())
 
     @contextmanager
     def _step(self, name: str) -> Iterator[Step]:
@@ -220,11 +238,17 @@ class IncidentRun:
             def inject() -> ChaosRef:
                 nonlocal tried
                 try:
-                    return self.cluster.inject(self.chaos)
-                except ConflictError:
+                    return self.cluster.inject(self.sent)
+                except ConflictError as error:
                     if tried:  # an earlier attempt reached the API before failing
                         return self.ref
-                    raise
+                    # The name is taken by an object this run did not create: never
+                    # remove it, stop this incident.
+                    self.c.guard.disarm(self.ref)
+                    raise ConflictError(
+                        f"{error}; it was not created by this run, r2act leaves it alone "
+                        "(find its owner with kubectl get -o yaml)"
+                    ) from None
                 finally:
                     tried = True
 
@@ -255,7 +279,10 @@ class IncidentRun:
 
     def _remove(self, step: Step) -> None:
         timeout = self.c.settings.remove_timeout_s
-        self._call(step, "remove", lambda: self.cluster.remove(self.ref, timeout))
+        try:
+            self._call(step, "remove", lambda: self.cluster.remove(self.ref, timeout))
+        except ForeignObjectError as error:
+            step.warn(str(error))  # ours is not there; the same-named object is not touched
         self.c.guard.disarm(self.ref)
         self.timestamps["removed_at"] = self.clock.now()
 

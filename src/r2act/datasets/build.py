@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import threading
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -25,7 +27,7 @@ import pyarrow.parquet as pq
 from r2act import __version__
 from r2act.datasets import figures, layout
 from r2act.datasets.card import BuildInfo, render_card
-from r2act.datasets.checksums import sha256_file, write_sums
+from r2act.datasets.checksums import read_sums, sha256_file, write_sums
 from r2act.datasets.composition import Composition, compose
 from r2act.datasets.croissant import render_croissant
 from r2act.datasets.folds import DEFAULT_SEED, Folds, make_folds
@@ -214,6 +216,7 @@ def build_dataset(
             "(choose another --out or remove it)"
         )
     tmp = out.with_name(f".{out.name}.building")
+    previous = _unwind_on_stop()
     try:
         if tmp.exists():
             shutil.rmtree(tmp)
@@ -237,17 +240,46 @@ def build_dataset(
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     trail = sum(v.group != Group.MAIN for v in verdicts)
     return BuildResult(out, compose(records), trail)
 
 
+def _unwind_on_stop() -> dict[int, Any]:
+    """SIGTERM and SIGHUP unwind like Ctrl-C, so the scratch directory is removed on them too.
+
+    (A SIGKILL leaves it; the next build removes it first.) Returns the handlers to restore.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def stop(signum: int, _frame: object) -> None:
+        stopped = KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+        stopped.signum = signum  # type: ignore[attr-defined] # the CLI exits 128+signum
+        raise stopped
+
+    return {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+
+
 def _replaceable(out: Path) -> bool:
-    """An empty directory or an earlier dataset (it has SHA256SUMS and incidents.jsonl)."""
+    """An empty directory, or an earlier dataset holding nothing but its own files.
+
+    Every file must be listed in its SHA256SUMS: a directory that merely contains files
+    named like a dataset's, next to a user's own, is never replaced (it would be deleted).
+    """
     if not out.is_dir():
         return False
-    return not any(out.iterdir()) or (
-        (out / layout.SHA256SUMS).is_file() and (out / layout.INCIDENTS).is_file()
-    )
+    if not any(out.iterdir()):
+        return True
+    if not ((out / layout.SHA256SUMS).is_file() and (out / layout.INCIDENTS).is_file()):
+        return False
+    try:
+        listed = set(read_sums(out)) | {layout.SHA256SUMS}
+    except (OSError, ValueError):
+        return False
+    present = {p.relative_to(out).as_posix() for p in out.rglob("*") if not p.is_dir()}
+    return present <= listed
 
 
 def _write_all(

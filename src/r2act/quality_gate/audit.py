@@ -18,6 +18,7 @@ parsing the raw files a second time (it falls back to the raw files when they ar
 from __future__ import annotations
 
 import functools
+import json
 import multiprocessing
 import os
 import shutil
@@ -33,11 +34,12 @@ import pyarrow.parquet as pq
 from r2act.errors import DataError
 from r2act.quality_gate.checks import run_checks
 from r2act.quality_gate.evidence import IncidentEvidence, gather
-from r2act.quality_gate.problems import Group, Verdict, group_for
+from r2act.quality_gate.problems import Group, Problem, Verdict, error, group_for
 from r2act.quality_gate.rawstore import RAW_DIR, STAGED_LOG_SCHEMA, list_incidents
 from r2act.quality_gate.records import build_record
 from r2act.quality_gate.report import render_report
 from r2act.schema import BenchmarkRecord
+from r2act.schema.rawstore import COMPLETE, file_digests
 
 AUDIT_DIR: Final = "audit"
 AUDIT_JSONL: Final = "audit.jsonl"
@@ -77,6 +79,32 @@ def stage_logs(evidence: IncidentEvidence, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def raw_checksum_problems(incident_dir: Path) -> list[Problem]:
+    """Files whose bytes differ from the SHA-256 the collector wrote into ``COMPLETE``.
+
+    An incident from a collector that wrote no checksums has nothing to compare.
+    """
+    try:
+        claimed = json.loads((incident_dir / COMPLETE).read_text(encoding="utf-8")).get("sha256")
+    except (OSError, ValueError, AttributeError):
+        return []
+    if not isinstance(claimed, dict):
+        return []
+    actual = file_digests(incident_dir)
+    differ = sorted(k for k in claimed.keys() | actual.keys() if claimed.get(k) != actual.get(k))
+    if not differ:
+        return []
+    return [
+        error(
+            "RAW_CHECKSUM_MISMATCH",
+            f"{len(differ)} file(s) differ from the checksums written at collection "
+            f"(changed, added or removed after collection): {', '.join(differ[:3])}",
+            where=differ[0],
+            files=differ[:20],
+        )
+    ]
+
+
 def audit_incident(
     incident_dir: Path, stage_dir: Path | None = None
 ) -> tuple[Verdict, BenchmarkRecord | None]:
@@ -85,7 +113,7 @@ def audit_incident(
     With ``stage_dir``, a main incident's parsed logs are also written there.
     """
     evidence = gather(incident_dir)
-    problems = run_checks(evidence)
+    problems = raw_checksum_problems(incident_dir) + run_checks(evidence)
     record, record_problems = build_record(evidence)
     problems += record_problems
     problems.sort(key=lambda p: p.severity != "error")

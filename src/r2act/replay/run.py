@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from r2act.cluster.base import Cluster
 from r2act.collector.guard import CleanupGuard
 from r2act.collector.journal import Journal
+from r2act.collector.ledger import Ledger
 from r2act.errors import DataError
 from r2act.evaluation.predictions import ParsedPrediction, PredictionFile
 from r2act.replay.outcomes import ReplayOutcome
@@ -81,14 +82,19 @@ def _check_resumable(
     previous: Sequence[ReplayOutcome],
     predictions: PredictionFile,
     settings: ReplaySettings,
+    identity: Mapping[str, str] | None = None,
 ) -> None:
     """DataError unless the outcomes in ``out_dir`` come from these predictions and settings.
 
-    Writes ``settings.json`` on the first run (and when resuming a directory from before it
-    existed).
+    ``identity`` names the dataset and the target (``dataset``, ``target``): a resume that
+    would keep verdicts judged on another dataset or another cluster is refused like changed
+    settings (while only cluster errors are on file, nothing is kept and another target may
+    take over). Writes ``settings.json`` on the first run (and when resuming a directory
+    from before it existed).
     """
     path = out_dir / SETTINGS_FILE
-    wanted = dataclasses.asdict(settings)
+    wanted: dict[str, object] = {**dataclasses.asdict(settings), **(identity or {})}
+    rewrite = not path.is_file()
     if path.is_file():
         try:
             recorded = json.loads(path.read_text(encoding="utf-8"))
@@ -96,7 +102,10 @@ def _check_resumable(
             raise DataError(
                 f"{path}: unreadable ({error}); move {out_dir} aside or pass another --out"
             ) from None
-        changed = sorted(k for k in wanted if recorded.get(k) != wanted[k])
+        # a key the first run did not record (an older r2act) cannot be compared
+        changed = sorted(k for k in wanted if k in recorded and recorded[k] != wanted[k])
+        if {"dataset", "target"}.issuperset(changed) and all(o.status == "error" for o in previous):
+            changed, rewrite = [], bool(changed)  # no verdict kept: nothing to mix up
         if changed:
             were = ", ".join(f"{k} {recorded.get(k)} -> {wanted[k]}" for k in changed)
             raise DataError(
@@ -117,7 +126,7 @@ def _check_resumable(
             )
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        if not path.is_file():
+        if rewrite:
             path.write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
     except OSError as error:
         raise DataError(
@@ -126,10 +135,18 @@ def _check_resumable(
 
 
 def _append(path: Path, outcome: ReplayOutcome) -> None:
-    with path.open("a", encoding="utf-8") as stream:
-        stream.write(outcome.model_dump_json() + "\n")
-        stream.flush()
-        os.fsync(stream.fileno())
+    """Append one outcome (its fault and plan are already reverted when this runs)."""
+    try:
+        with path.open("a", encoding="utf-8") as stream:
+            stream.write(outcome.model_dump_json() + "\n")
+            stream.flush()
+            os.fsync(stream.fileno())
+    except OSError as error:
+        raise DataError(
+            f"{path}: cannot write the outcome of {outcome.incident_id} "
+            f"({error.strerror or error}); its fault and plan were already reverted (free "
+            "space or fix permissions, then rerun to resume)"
+        ) from None
 
 
 def run_replay(
@@ -142,11 +159,17 @@ def run_replay(
     only: Sequence[str] = (),
     on_outcome: Callable[[ReplayOutcome], None] = lambda _o: None,
     on_start: Callable[[str], None] = lambda _i: None,
+    ledger: Ledger | None = None,
+    identity: Mapping[str, str] | None = None,
 ) -> ReplayRun:
-    """Replay every prediction whose id is in ``records`` (and in ``only``, when given)."""
+    """Replay every prediction whose id is in ``records`` (and in ``only``, when given).
+
+    With a ``ledger`` (the CLI always passes one), every fault and plan is written down
+    before it is sent and every object sent carries the ledger's run label.
+    """
     outcomes_path = out_dir / OUTCOMES_FILE
     previous = load_outcomes(outcomes_path)
-    _check_resumable(out_dir, previous, predictions, settings)
+    _check_resumable(out_dir, previous, predictions, settings, identity)
     selected = [
         incident
         for incident in records
@@ -162,13 +185,25 @@ def run_replay(
     run.unknown_ids = sorted(i for i in predictions.predictions if i not in records)
     todo = [incident for incident in selected if incident not in done]
     journal = Journal(out_dir / JOURNAL_FILE, cluster.clock)
+    run_id = None if ledger is None else ledger.run_id
+    guard_of = CleanupGuard(cluster.remove)
+    if ledger is not None:
+        guard_of = CleanupGuard(cluster.remove, on_arm=ledger.fault, on_disarm=ledger.fault_removed)
     try:
-        with CleanupGuard(cluster.remove) as guard:
+        with guard_of as guard:
             for incident in todo:
                 on_start(incident)
                 request = request_of(predictions.predictions[incident])
                 with journal.step(f"replay {incident}") as step:
-                    outcome = replay_one(cluster, records[incident], request, settings, guard)
+                    outcome = replay_one(
+                        cluster,
+                        records[incident],
+                        request,
+                        settings,
+                        guard,
+                        ledger=ledger,
+                        run_id=run_id,
+                    )
                     if outcome.status == "error":
                         step.warn(outcome.reason)
                 _append(outcomes_path, outcome)
@@ -180,6 +215,23 @@ def run_replay(
 
 
 def write_report_files(out_dir: Path, report_json: str, markdown: str) -> None:
-    """Write ``report.json`` and ``report.md`` next to the outcomes."""
-    (out_dir / "report.json").write_text(report_json + "\n", encoding="utf-8")
-    (out_dir / "report.md").write_text(markdown, encoding="utf-8")
+    """Write ``report.json`` and ``report.md`` next to the outcomes, each atomically.
+
+    A reader (or a second replay) sees the old report or the new one, never half of one;
+    the report is recomputed from ``replay.jsonl``, which is only ever appended to.
+    """
+    for name, text in (("report.json", report_json + "\n"), ("report.md", markdown)):
+        target = out_dir / name
+        temporary = out_dir / f".{name}.tmp"
+        try:
+            with temporary.open("w", encoding="utf-8") as stream:
+                stream.write(text)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temporary, target)
+        except OSError as error:
+            temporary.unlink(missing_ok=True)
+            raise DataError(
+                f"{target}: cannot write the report ({error.strerror or error}); the outcomes "
+                f"in {out_dir / OUTCOMES_FILE} are kept (free space or fix permissions, rerun)"
+            ) from None

@@ -1,8 +1,11 @@
 """Replaying one prediction on a live cluster: the validity gate and the health window.
 
 Order matters for safety: the plan is parsed and checked against the incident's action space
-before anything touches the cluster, and once the fault is injected a ``finally`` removes it
-and undoes the plan's side effects whatever happens in between.
+and replay's own safety envelope before anything touches the cluster, and once the fault is
+injected a ``finally`` undoes the plan's side effects and then removes the fault, whatever
+happens in between. Each step is written to the run's ledger first, so a SIGKILL leaves a
+list that ``r2act cleanup`` reverts. On the simulator each prediction starts from the same
+baseline state, so verdicts never depend on what was replayed before.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ from typing import Literal, TypeVar
 
 from r2act.actions import is_valid
 from r2act.campaigns import render_chaos
-from r2act.cluster.base import Cluster
+from r2act.cluster.base import INCIDENT_LABEL, RUN_LABEL, Cluster, Rewindable
 from r2act.collector.guard import CleanupGuard
-from r2act.errors import ClusterError, NotFoundError
+from r2act.collector.ledger import Ledger, stamp
+from r2act.errors import ClusterError, ConflictError, ForeignObjectError, NotFoundError
+from r2act.replay.envelope import envelope_problem
 from r2act.replay.outcomes import ClusterCall, ReplayOutcome
 from r2act.schema import (
     BenchmarkRecord,
@@ -109,9 +114,22 @@ class _Calls:
 def _ref_of(chaos: Mapping[str, object]) -> ChaosRef:
     meta = chaos["metadata"]
     assert isinstance(meta, Mapping)
+    labels = meta.get("labels") or {}
+    assert isinstance(labels, Mapping)
+    run = labels.get(RUN_LABEL)
     return ChaosRef(
-        kind=str(chaos["kind"]), name=str(meta["name"]), namespace=str(meta["namespace"])
+        kind=str(chaos["kind"]),
+        name=str(meta["name"]),
+        namespace=str(meta["namespace"]),
+        incident_id=record_incident(labels),
+        run_id=None if run is None else str(run),
     )
+
+
+def record_incident(labels: Mapping[object, object]) -> str | None:
+    """The incident label of a rendered object, if any."""
+    found = labels.get(INCIDENT_LABEL)
+    return None if found is None else str(found)
 
 
 def wait_healthy(cluster: Cluster, timeout_s: float, interval_s: float) -> bool:
@@ -194,17 +212,61 @@ def _refused(record: BenchmarkRecord, request: ReplayRequest, reason: str) -> Re
     )
 
 
+def _restore(
+    cluster: Cluster,
+    calls: _Calls,
+    ref: ChaosRef,
+    effect: PlanEffect | None,
+    *,
+    guard: CleanupGuard | None,
+    ledger: Ledger | None,
+    incident: str,
+) -> list[str]:
+    """Undo the plan's side effects, then remove the fault; the errors, if any."""
+    errors: list[str] = []
+    if effect is not None:
+        undone = effect
+        try:
+            calls.run("undo", lambda: cluster.undo(undone), lambda _: len(undone.changes))
+        except ClusterError as exc:
+            errors.append(f"undo failed: {exc}")
+        else:
+            if ledger is not None:
+                ledger.undone(incident)
+    elif ledger is not None:
+        ledger.undone(incident)  # a plan sent whose answer never came: nothing recorded
+    if guard is not None and not guard.is_armed(ref):
+        return errors  # never created by this run (name conflict): nothing to remove
+    try:
+        calls.run("remove", lambda: cluster.remove(ref), lambda _: ref.name)
+        gone = True
+    except NotFoundError:
+        gone = True  # the injection failed before the object existed
+    except ForeignObjectError:
+        gone = True  # ours is not there; a same-named object of another owner stays
+    except ClusterError as exc:
+        gone = False  # stays armed: the guard retries when the run ends
+        errors.append(f"remove failed: {exc}")
+    if gone and guard is not None:
+        guard.disarm(ref)
+    return errors
+
+
 def replay_one(
     cluster: Cluster,
     record: BenchmarkRecord,
     request: ReplayRequest,
     settings: ReplaySettings,
     guard: CleanupGuard | None = None,
+    *,
+    ledger: Ledger | None = None,
+    run_id: str | None = None,
 ) -> ReplayOutcome:
     """Gate, inject, apply, watch, restore; return the verdict for one prediction.
 
     With a ``guard``, the injected object is armed before it is sent and the restore runs
-    shielded from a second Ctrl-C, so an interrupted replay leaves nothing behind.
+    shielded from a second Ctrl-C, so an interrupted replay leaves nothing behind. With a
+    ``ledger``, the plan and its effect are written down before and after they are applied.
     """
     plan = request.plan
     if plan is None:
@@ -212,8 +274,12 @@ def replay_one(
         return _refused(record, request, reason)
     if not record.action_space.contains(plan):
         return _refused(record, request, "outside the incident's action space; not executed")
+    if (outside := envelope_problem(plan, record, cluster.namespace)) is not None:
+        return _refused(record, request, f"outside replay's safety envelope: {outside}")
     offline_valid = is_valid(plan, record)
     base = _refused(record, request, "")
+    if isinstance(cluster, Rewindable):
+        cluster.rewind_to("replay", "baseline")
     calls = _Calls(cluster)
     healthy = wait_healthy(cluster, settings.baseline_timeout_s, settings.probe_interval_s)
     calls.note("preflight_healthy", healthy)
@@ -223,6 +289,9 @@ def replay_one(
         )
     topology = SYSTEMS[record.metadata.system]
     chaos = render_chaos(planned_incident(record, settings), cluster.namespace, topology)
+    if run_id is not None:
+        chaos = stamp(chaos, run_id)
+    incident = record.incident_id
     effect: PlanEffect | None = None
     confirmed = False
     ttr: float | None = None
@@ -232,7 +301,12 @@ def replay_one(
     if guard is not None:
         guard.arm(ref)
     try:
-        ref = calls.run("inject", lambda: cluster.inject(chaos), lambda r: r.name)
+        try:
+            ref = calls.run("inject", lambda: cluster.inject(chaos), lambda r: r.name)
+        except ConflictError:
+            if guard is not None:
+                guard.disarm(ref)  # the name is another's object: never remove it
+            raise
         seen = _confirm_effect(
             cluster, lambda: cluster.chaos_status(ref).injected(cluster.pod_names()), settings
         )
@@ -244,11 +318,15 @@ def replay_one(
                 f"{settings.confirm_timeout_s:g} s); the plan was not applied"
             )
         elif confirmed:
+            if ledger is not None:
+                ledger.plan(incident, plan.model_dump(mode="json"))
             effect = calls.run(
                 "apply_plan",
                 lambda: cluster.apply_plan(plan),
                 lambda e: [c.model_dump(mode="json") for c in e.changes],
             )
+            if ledger is not None:
+                ledger.effect(incident, effect)
             ttr = _health_window(cluster, settings)
             calls.note("health_window", ttr is not None, ttr)
         else:
@@ -257,25 +335,12 @@ def replay_one(
         error = f"cluster error: {exc}"
     finally:
         with guard.shielded() if guard is not None else nullcontext():
-            # Each restore step runs even when the one before it failed: a fault that could
-            # not be removed must not leave the plan's replicas or limits behind as well.
-            cleanup_errors: list[str] = []
-            try:
-                calls.run("remove", lambda: cluster.remove(ref), lambda _: ref.name)
-                gone = True
-            except NotFoundError:
-                gone = True  # the injection failed before the object existed
-            except ClusterError as exc:
-                gone = False  # stays armed: the guard retries when the run ends
-                cleanup_errors.append(f"remove failed: {exc}")
-            if gone and guard is not None:
-                guard.disarm(ref)
-            if effect is not None:
-                undone = effect
-                try:
-                    calls.run("undo", lambda: cluster.undo(undone), lambda _: len(undone.changes))
-                except ClusterError as exc:
-                    cleanup_errors.append(f"undo failed: {exc}")
+            # Undo the plan first, then remove the fault (the contract's order); each step
+            # runs even when the one before it failed: a fault that could not be removed
+            # must not leave the plan's replicas or limits behind as well.
+            cleanup_errors = _restore(
+                cluster, calls, ref, effect, guard=guard, ledger=ledger, incident=incident
+            )
             if not cleanup_errors:
                 calls.note(
                     "baseline_healthy",

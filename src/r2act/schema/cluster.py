@@ -14,6 +14,9 @@ class ChaosRef(BaseModel):
     name: str = Field(description="Object name.")
     namespace: str = Field(description="Namespace.")
     incident_id: str | None = Field(default=None, description="Its r2act.io/incident label.")
+    run_id: str | None = Field(
+        default=None, description="Its r2act.io/run label: the run that created it."
+    )
 
 
 class HealthReport(BaseModel):

@@ -10,6 +10,8 @@ the other::
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Final
 
 RAW_DIR: Final = "raw"
@@ -26,3 +28,25 @@ STATE: Final = "state.json"
 CHAOS_STATUS: Final = "chaos_status.json"
 PHASE_FILES: Final = (LOGS, EVENTS, METRICS, STATE, CHAOS_STATUS)
 """The files of each phase directory."""
+
+UNSUMMED: Final = frozenset({JOURNAL, COMPLETE})
+"""Files the checksums leave out: the journal is appended to after completion, and
+``COMPLETE`` carries the sums."""
+
+
+def file_digests(incident_dir: Path) -> dict[str, str]:
+    """SHA-256 of every file of a raw incident directory, by relative path (sorted).
+
+    The collector writes them into ``COMPLETE`` when the incident is finished; the quality
+    gate recomputes them, so a changed byte in any file is found before it is admitted.
+    """
+    digests: dict[str, str] = {}
+    for path in sorted(incident_dir.rglob("*")):
+        if not path.is_file() or path.name in UNSUMMED or path.name.startswith("."):
+            continue
+        digest = hashlib.sha256()
+        with path.open("rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+        digests[path.relative_to(incident_dir).as_posix()] = digest.hexdigest()
+    return digests

@@ -217,9 +217,10 @@ def test_plan_side_effects_are_undone_even_when_removing_the_fault_fails(
     assert "undo" in spy.calls
     assert _snapshot(sim) == before
     assert outcome.status == "error" and "remove failed" in outcome.reason
+    # the contract's order: the plan's side effects are undone first, then the fault goes
     assert [(c.call, c.ok) for c in outcome.calls if c.call in {"remove", "undo"}] == [
-        ("remove", False),
         ("undo", True),
+        ("remove", False),
     ]
 
 
@@ -245,8 +246,8 @@ def test_outcome_records_every_stage_and_its_result_in_order(
         "confirm_effect",
         "apply_plan",
         "health_window",
-        "remove",
         "undo",
+        "remove",
         "baseline_healthy",
     ]
     assert all(c.ok for c in outcome.calls)

@@ -42,6 +42,7 @@ def kube_records(
         for r in smoke_records[:2]
     ]
     monkeypatch.setattr(datasets, "load_records", lambda _d: list(records))
+    monkeypatch.setattr(datasets, "validate", lambda _d: [])  # records only, no files
     return records
 
 
@@ -100,6 +101,7 @@ def test_a_simulated_dataset_replays_on_a_simulated_cluster_with_its_recorded_se
         for r in smoke_records[:1]
     ]
     monkeypatch.setattr(datasets, "load_records", lambda _d: list(records))
+    monkeypatch.setattr(datasets, "validate", lambda _d: [])  # records only, no files
     predictions = _predictions(tmp_path / "gold.jsonl", records)
     out = tmp_path / "out"
     result = _run(str(predictions), "--dataset", str(tmp_path), "--out", str(out), "-q")

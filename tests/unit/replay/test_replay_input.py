@@ -40,6 +40,7 @@ def records(
 ) -> list[BenchmarkRecord]:
     chosen = smoke_records[:2]
     monkeypatch.setattr(datasets, "load_records", lambda _d: list(chosen))
+    monkeypatch.setattr(datasets, "validate", lambda _d: [])  # records only, no files
     (tmp_path / "dataset").mkdir()
     return chosen
 

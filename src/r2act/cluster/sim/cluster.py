@@ -20,8 +20,10 @@ from r2act.cluster.base import (
     INCIDENT_LABEL,
     MANAGED_BY,
     MANAGED_BY_LABEL,
+    RUN_LABEL,
     ChaosObject,
     Cluster,
+    foreign_reason,
 )
 from r2act.cluster.sim.calibration import log_scale
 from r2act.cluster.sim.chaos import chaos_status
@@ -34,15 +36,19 @@ from r2act.cluster.sim.plans import apply, undo
 from r2act.cluster.sim.scene import Scene, build_scene
 from r2act.cluster.sim.state import (
     ChaosRec,
+    Checkpoint,
     SimState,
+    checkpoint_path,
     fresh_state,
+    load_checkpoint,
     load_state,
+    save_checkpoint,
     save_state,
     state_path,
 )
 from r2act.cluster.sim.timeline import PodTimeline, build_timelines, change_points
 from r2act.cluster.sim.view import cluster_state, health_report
-from r2act.errors import DataError
+from r2act.errors import DataError, ForeignObjectError
 from r2act.schema import (
     ChaosRef,
     ChaosStatus,
@@ -219,7 +225,13 @@ class SimulatedCluster:
         self.glitches.decide(rec, fault)
         creation_events(self._state, rec)
         self._changed()
-        return ChaosRef(kind=rec.kind, name=rec.name, namespace=rec.namespace, incident_id=incident)
+        return ChaosRef(
+            kind=rec.kind,
+            name=rec.name,
+            namespace=rec.namespace,
+            incident_id=incident,
+            run_id=rec.labels.get(RUN_LABEL),
+        )
 
     def chaos_status(self, ref: ChaosRef) -> ChaosStatus:
         """The object's status now; ``exists=False`` once it is gone."""
@@ -238,6 +250,8 @@ class SimulatedCluster:
         rec = self._find(ref)
         if rec is None:
             return
+        if (reason := foreign_reason(rec.labels, ref)) is not None:
+            raise ForeignObjectError(f"{reason}; r2act leaves it alone")
         delete(self._state, rec, "api")
         self._state.now += min(REMOVE_WAIT_S, max(0.0, timeout_s))
         self._changed()
@@ -249,6 +263,7 @@ class SimulatedCluster:
                 name=r.name,
                 namespace=r.namespace,
                 incident_id=r.labels.get(INCIDENT_LABEL),
+                run_id=r.labels.get(RUN_LABEL),
             )
             for r in self._state.chaos
             if r.deleted_at is None and r.labels.get(MANAGED_BY_LABEL) == MANAGED_BY
@@ -315,6 +330,26 @@ class SimulatedCluster:
         changes = apply(self._state, self.topology, plan, self._state.now)
         self._changed()
         return PlanEffect(operation=plan.operation, changes=changes)
+
+    def rewind_to(self, scope: str, key: str) -> bool:
+        """Start ``key`` from the state the cluster had when ``key`` last started in ``scope``.
+
+        The first time a key starts (or after another key started in the same scope) the
+        state is saved; when the same key starts again, the cluster goes back to that state.
+        Collection keys it by incident: an incident redone after an interruption (its fault
+        already removed) runs from the very state an uninterrupted run had, so its
+        telemetry is byte-identical. Replay uses one key ('baseline') so every prediction
+        starts from the same cluster whatever ran before it. Never rewinds over a live
+        chaos object (that is for cleanup). True when it rewound.
+        """
+        path = checkpoint_path(self.path, scope)
+        saved = load_checkpoint(path)
+        if saved is not None and saved.key == key and not self._leftovers():
+            self._state = saved.state.model_copy(deep=True)
+            self._changed()
+            return True
+        save_checkpoint(path, Checkpoint(key=key, state=self._state))
+        return False
 
     def undo(self, effect: PlanEffect) -> None:
         """Revert replicas and templates a plan changed."""

@@ -193,7 +193,16 @@ def fresh_state(topology: Topology, *, name: str, seed: int, namespace: str) -> 
 
 
 def state_path(workspace: Path, name: str) -> Path:
-    """Where the named simulated cluster keeps its state."""
+    """Where the named simulated cluster keeps its state; always inside ``workspace``.
+
+    The name may come from a manifest or a dataset: a path in it ('../x', '/tmp/x', '.')
+    would move the state out of the run directory, so it is refused.
+    """
+    if not name or name != Path(name).name or name.startswith(".") or "\\" in name:
+        raise DataError(
+            f"simulated cluster name {name!r} is not a plain name (use letters, digits, '-', "
+            "'_' and '.', no path)"
+        )
     return Path(workspace) / ".sim" / name / "state.json"
 
 
@@ -224,6 +233,40 @@ def save_state(path: Path, state: SimState) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(state.model_dump_json())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class Checkpoint(BaseModel):
+    """The state at the start of a unit of work (an incident, a replay's baseline)."""
+
+    model_config = _MODEL
+
+    key: str = Field(description="What started there (incident id, 'baseline').")
+    state: SimState = Field(description="The cluster as it was then.")
+
+
+def checkpoint_path(state_file: Path, scope: str) -> Path:
+    """``.sim/<name>/checkpoint-<scope>.json`` beside the state."""
+    return state_file.parent / f"checkpoint-{scope}.json"
+
+
+def load_checkpoint(path: Path) -> Checkpoint | None:
+    """The saved checkpoint, or None when there is none or it is unreadable (then unused)."""
+    try:
+        return Checkpoint.model_validate_json(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def save_checkpoint(path: Path, checkpoint: Checkpoint) -> None:
+    """Write atomically, like the state."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".checkpoint-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(checkpoint.model_dump_json())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
