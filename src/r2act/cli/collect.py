@@ -133,6 +133,7 @@ def cleanup(
     from r2act.cluster.sim.state import state_path
     from r2act.collector import default_run_dir, ledger, open_target
     from r2act.collector.cleanup import reopen, revert
+    from r2act.collector.lanes import lane_dirs
     from r2act.errors import DataError
 
     if out is None:
@@ -148,6 +149,9 @@ def cleanup(
             f"{out}: holds no r2act run, so there is nothing to clean up (pass the --out the "
             "stopped collect or replay used)"
         )
+    if lane_dirs(out):  # a lanes run: each lane's own ledger names its own cluster
+        _cleanup_lanes(out, any_run)
+        return
     with ledger.run_lock(out, "cleanup"):
         left = ledger.pending(out)
         if left.target:
@@ -169,6 +173,27 @@ def cleanup(
         report = revert(out, cluster, left, any_run=any_run)
     _print_cleanup(report)
     if report.failed:
+        raise typer.Exit(1)
+
+
+def _cleanup_lanes(out: Path, any_run: bool) -> None:
+    """Clean every lane directory of a lanes run that its ledger says needs it."""
+    from r2act.collector import ledger
+    from r2act.collector.cleanup import reopen, revert
+    from r2act.collector.lanes import lane_dirs
+
+    failed = False
+    with ledger.run_lock(out, "cleanup"):
+        for directory in lane_dirs(out):
+            with ledger.run_lock(directory, "cleanup"):
+                left = ledger.pending(directory)
+                if not left.target:
+                    continue  # this lane never started collecting
+                console.print(f"{directory.name}:", highlight=False)
+                report = revert(directory, reopen(left.target), left, any_run=any_run)
+            _print_cleanup(report)
+            failed = failed or bool(report.failed)
+    if failed:
         raise typer.Exit(1)
 
 
@@ -221,6 +246,12 @@ def _collect_lanes(
                 "of cluster time",
                 highlight=False,
             )
+    if done.summary.results:
+        kind = "simulated wall-clock (what real lanes would need)" if done.virtual else "wall-clock"
+        console.print(
+            f"{len(done.lanes)} lanes: {format_duration(done.cluster_s)} of {kind}",
+            highlight=False,
+        )
     return done.summary
 
 

@@ -37,9 +37,10 @@ from typing import Any, Protocol
 import yaml
 
 from r2act.campaigns import Manifest, SimTarget, plan_incidents, render_chaos
+from r2act.campaigns.estimate import makespan
 from r2act.campaigns.lanes import Lane, lane_targets
 from r2act.cluster.base import Cluster
-from r2act.collector import layout, resume
+from r2act.collector import layout, ledger, resume
 from r2act.collector.campaign import (
     CampaignSummary,
     CollectionPlan,
@@ -60,6 +61,15 @@ _POLL_S = 0.2
 def lane_dir(run_dir: Path, lane: str) -> Path:
     """Where ``lane`` keeps its own run directory."""
     return run_dir / LANES_DIR / lane
+
+
+def lane_dirs(run_dir: Path) -> list[Path]:
+    """The lane directories of a lanes run, lane 1 first; empty for any other run."""
+    root = run_dir / LANES_DIR
+    if not root.is_dir():
+        return []
+    found = [p for p in root.iterdir() if p.is_dir() and p.name.removeprefix("lane-").isdigit()]
+    return sorted(found, key=lambda p: int(p.name.removeprefix("lane-")))
 
 
 def lane_manifest(manifest_path: Path, lane: Lane) -> Manifest:
@@ -328,10 +338,25 @@ class LanesSummary:
     lanes: dict[str, LaneStats] = field(default_factory=dict)
     errors: list[tuple[str, str, str]] = field(default_factory=list)
     """(lane, error type, message) of lanes that stopped on an error."""
+    spans: dict[str, float] = field(default_factory=dict)
+    """Incident id -> cluster seconds it took."""
+    order: list[str] = field(default_factory=list)
+    """Incident ids in plan order."""
+    virtual: bool = False
+    """Cluster seconds are the simulator's, not real ones."""
 
     @property
     def cluster_s(self) -> float:
-        """The run's length on the cluster's clock: its busiest lane."""
+        """The run's length on the cluster's clock.
+
+        On Kubernetes, the busiest lane's real seconds. On the simulator, which lane takes
+        which incident depends on how fast each process generates telemetry, not on the
+        virtual durations; a real run's lanes free up after the real durations, so the
+        wall-clock a real run would take is the list schedule of the virtual spans in plan
+        order over the lanes (``campaigns.estimate.makespan``)."""
+        if self.virtual:
+            spans = [self.spans[i] for i in self.order if i in self.spans]
+            return makespan(spans, max(len(self.lanes), 1))
         return max((s.cluster_s for s in self.lanes.values()), default=0.0)
 
 
@@ -351,6 +376,26 @@ def collect_lanes(
     ``cluster_factory`` connects to a lane (its target, its lane directory); the lane
     processes always use ``open_target``, so another factory needs ``inline=True``."""
     observer = observer or NullLanesObserver()
+    ledger.check_out_dir(run_dir)
+    with ledger.run_lock(run_dir, "collect (lanes)"):
+        ledger.run_id(run_dir, "collect")  # marks the directory as r2act's
+        return _collect_lanes_locked(
+            plan, run_dir, resume_run=resume_run, force=force, observer=observer,
+            cluster_factory=cluster_factory, inline=inline, settings=settings,
+        )  # fmt: skip
+
+
+def _collect_lanes_locked(
+    plan: CollectionPlan,
+    run_dir: Path,
+    *,
+    resume_run: bool,
+    force: bool,
+    observer: LanesObserver,
+    cluster_factory: Callable[[Manifest, Path], Cluster],
+    inline: bool,
+    settings: CollectSettings | None,
+) -> LanesSummary:
     wall = time.perf_counter()
     lanes = lane_targets(plan.manifest.target)
     raw = layout.raw_dir(run_dir)
@@ -363,7 +408,12 @@ def collect_lanes(
     done = set() if not resume_run else found.complete & set(ids)
     pending = tuple(i for i in ids if i not in done)
     summary = CampaignSummary(plan.manifest.name, run_dir, len(ids), skipped=len(done))
-    out = LanesSummary(summary, {lane.name: LaneStats() for lane in lanes})
+    out = LanesSummary(
+        summary,
+        {lane.name: LaneStats() for lane in lanes},
+        order=ids,
+        virtual=isinstance(plan.manifest.target, SimTarget),
+    )
     active = lanes[: len(pending)]
     observer.campaign_started(len(pending), len(done), [lane.name for lane in active])
     if not pending:
@@ -457,6 +507,7 @@ def _dispatch(event: tuple[Any, ...], observer: LanesObserver, out: LanesSummary
         stats = out.lanes[lane]
         stats.incidents += 1
         stats.cluster_s += spent
+        out.spans[result.incident_id] = spent
         observer.incident_finished(lane, result, spent)
     elif kind == "interrupted":
         if out.summary.interrupted_by is None:

@@ -1,6 +1,6 @@
 """Shard records, and merging the raw stores of shard runs into one run.
 
-``r2act collect --shard I/N`` writes ``RUN/shard.json`` before its first incident: which
+``r2act collect --shard I/N`` writes ``RUN/.r2act/shard.json`` before its first incident: which
 shard, of which plan (``plan_sha256``, target-independent) and which incidents it owes. A
 run directory holds one shard for good: collecting another shard (or another campaign)
 into it is refused, so a resume can never mix two shards' incidents.
@@ -28,12 +28,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from r2act.campaigns import plan_incidents
 from r2act.campaigns.shard import Shard, plan_sha256, select
-from r2act.collector import layout, resume, store
+from r2act.collector import layout, ledger, resume, store
 from r2act.collector.campaign import CollectionPlan
 from r2act.errors import DataError
 
 SHARD_RECORD = "shard.json"
-"""``RUN/shard.json``: the shard a run collects (absent for an unsharded run)."""
+"""``RUN/.r2act/shard.json``: the shard a run collects (absent for an unsharded run)."""
 MERGE_RECORD = "merge.json"
 """``RUN/merge.json``: the runs a merged run was made from."""
 _STAGING = ".merging"
@@ -61,9 +61,14 @@ class ShardRecord(BaseModel):
         return int(self.shard.split("/")[1])
 
 
+def shard_record_path(run_dir: Path) -> Path:
+    """Where a run keeps its shard record: beside its lock and ledger."""
+    return ledger.state_dir(run_dir) / SHARD_RECORD
+
+
 def read_shard_record(run_dir: Path) -> ShardRecord | None:
     """The run's shard record, None for an unsharded run; DataError when unreadable."""
-    path = run_dir / SHARD_RECORD
+    path = shard_record_path(run_dir)
     if not path.is_file():
         return None
     try:
@@ -77,6 +82,7 @@ def read_shard_record(run_dir: Path) -> ShardRecord | None:
 
 def claim_shard(run_dir: Path, record: ShardRecord) -> None:
     """Write the shard record, or check that the run already belongs to this very shard."""
+    ledger.check_out_dir(run_dir)  # never into a directory r2act did not write
     existing = read_shard_record(run_dir)
     if existing is None:
         if resume.scan(layout.raw_dir(run_dir)).complete:
@@ -84,18 +90,19 @@ def claim_shard(run_dir: Path, record: ShardRecord) -> None:
                 f"{run_dir}: holds an unsharded run; collect shard {record.shard} into "
                 "another --out"
             )
-        with store.writing(run_dir):
-            run_dir.mkdir(parents=True, exist_ok=True)
-        store.write_json(run_dir / SHARD_RECORD, record)
+        path = shard_record_path(run_dir)
+        with store.writing(path.parent):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        store.write_json(path, record)
         return
     if existing.plan_sha256 != record.plan_sha256:
         raise DataError(
-            f"{run_dir / SHARD_RECORD}: this run collects another plan (campaign "
+            f"{shard_record_path(run_dir)}: this run collects another plan (campaign "
             f"{existing.campaign!r}); collect into another --out"
         )
     if existing.shard != record.shard:
         raise DataError(
-            f"{run_dir / SHARD_RECORD}: this run collects shard {existing.shard}, not "
+            f"{shard_record_path(run_dir)}: this run collects shard {existing.shard}, not "
             f"{record.shard}; give each shard its own --out"
         )
 

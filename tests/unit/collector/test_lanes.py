@@ -20,8 +20,9 @@ from r2act.cluster.connect import connect
 from r2act.collector import layout, plan_collection, resume
 from r2act.collector.lanes import LANES_DIR, LanesSummary, collect_lanes, lane_dir
 
-PROVENANCE = {layout.INCIDENT_JSON, layout.JOURNAL}
-"""Files that name the lane (fingerprint) or hold real seconds (journal wall_s)."""
+PROVENANCE = {layout.INCIDENT_JSON, layout.JOURNAL, layout.COMPLETE}
+"""Files that name the lane (fingerprint), hold real seconds (journal wall_s), or the
+checksums of those two (COMPLETE; its other checksums are compared)."""
 
 
 def with_lanes(path: Path, lanes: int, name: str | None = None) -> Path:
@@ -72,6 +73,12 @@ def test_four_lanes_collect_the_same_bytes_in_a_quarter_of_the_cluster_time(
         assert a.keys() == b.keys()
         for name in a.keys() - PROVENANCE:
             assert a[name] == b[name], (incident, name)
+        sums_a = json.loads(a[layout.COMPLETE])["sha256"]
+        sums_b = json.loads(b[layout.COMPLETE])["sha256"]
+        assert sums_a.keys() == sums_b.keys()
+        assert {k: v for k, v in sums_a.items() if k not in PROVENANCE} == {
+            k: v for k, v in sums_b.items() if k not in PROVENANCE
+        }
         doc_a = json.loads(a[layout.INCIDENT_JSON])
         doc_b = json.loads(b[layout.INCIDENT_JSON])
         fingerprints.add(doc_b["target"].pop("fingerprint"))

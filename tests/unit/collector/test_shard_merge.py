@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from r2act.cli import _register_commands, app
 from r2act.collector import layout
-from r2act.collector.merge import SHARD_RECORD, merge_runs, read_shard_record
+from r2act.collector.merge import merge_runs, read_shard_record
 from r2act.errors import DataError
 
 _register_commands()
@@ -73,7 +73,7 @@ def test_three_shards_merged_hold_what_one_run_holds(tmp_path: Path, campaign: P
     record = json.loads((merged / "merge.json").read_text())
     assert record["missing_shards"] == [] and record["missing_incidents"] == []
     # the merged run is an ordinary run: no shard record, so an unsharded resume is allowed
-    assert not (merged / SHARD_RECORD).exists()
+    assert read_shard_record(merged) is None
     again = runner.invoke(app, ["collect", str(campaign), "--out", str(merged), "-q"])
     assert again.exit_code == 0 and "nothing to do" in again.output
 
