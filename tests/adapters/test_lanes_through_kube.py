@@ -148,3 +148,47 @@ def test_a_lane_without_the_opt_in_stops_every_lane_before_any_write(
         collect_lanes(plan, tmp_path / "run", cluster_factory=lane_factory(harness), inline=True)
     assert harness.writes() == []
     assert not (tmp_path / "run" / "raw").exists()
+
+
+def _place(harness: Harness, nodes: dict[str, str]) -> None:
+    """Schedule the seeded pods: namespace -> node name."""
+    for namespace, node in nodes.items():
+        for name, app in (
+            ("frontend-7d9c-abcde", "frontend"),
+            ("cartservice-5f6b-fghij", "cartservice"),
+        ):
+            placed = _in(namespace, pod(f"{name}-{namespace}", app))
+            placed["spec"]["nodeName"] = node
+            harness.put("v1/pods", placed)
+
+
+def test_lanes_sharing_a_node_are_refused_before_any_write_unless_allowed(
+    harness: Harness, tmp_path: Path
+) -> None:
+    seed_second_lane(harness, {"r2act.io/chaos-allowed": "true"})
+    _place(harness, {NS: "kind-worker", NS2: "kind-worker"})
+    path = tmp_path / "lanes.yaml"
+    path.write_text(MANIFEST)
+    harness.reset_log()
+    with pytest.raises(SafetyError, match="lane-1 and lane-2 both run on node kind-worker"):
+        collect_lanes(
+            plan_collection(path), tmp_path / "run", cluster_factory=lane_factory(harness),
+            inline=True,
+        )  # fmt: skip
+    assert harness.writes() == []
+
+    allowed = tmp_path / "allowed.yaml"
+    allowed.write_text(MANIFEST.replace("  lanes:", "  allow_shared_nodes: true\n  lanes:"))
+    plan = plan_collection(allowed)
+    harness.clock.on_sleep = ChaosController(harness)
+    settings = dataclasses.replace(settings_for(plan.manifest), metric_queries={})
+    done = collect_lanes(
+        plan, tmp_path / "run-allowed", cluster_factory=lane_factory(harness), inline=True,
+        settings=settings,
+    )  # fmt: skip
+    assert done.summary.completed == 4
+    for item in plan.items:
+        incident = layout.raw_dir(tmp_path / "run-allowed") / item.incident.id
+        lane = json.loads((incident / layout.INCIDENT_JSON).read_text())["lane"]
+        assert lane["cluster"] == CONTEXT and lane["nodes"] == ["kind-worker"]
+        assert lane["name"] in {"lane-1", "lane-2"}

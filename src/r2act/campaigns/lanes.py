@@ -16,6 +16,7 @@ collector connects to, so the adapters never see lanes at all.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -109,3 +110,21 @@ def duplicate_lane(target: KubernetesTarget) -> tuple[int, str] | None:
             return index, f"{key[0]}/{key[1]}"
         seen.add(key)
     return None
+
+
+def shared_nodes(placement: Mapping[str, tuple[str, Iterable[str]]]) -> list[tuple[str, str, str]]:
+    """``(lane, other lane, node)`` for every node two lanes of one cluster both run on.
+
+    ``placement`` maps a lane to its cluster (kubeconfig context) and the nodes its pods
+    run on. Node names only mean something within one cluster, so lanes on different
+    clusters never share a node."""
+    found: list[tuple[str, str, str]] = []
+    names = sorted(placement)
+    for i, lane in enumerate(names):
+        cluster, nodes = placement[lane]
+        mine = set(nodes)
+        for other in names[i + 1 :]:
+            other_cluster, other_nodes = placement[other]
+            if other_cluster == cluster:
+                found += [(lane, other, node) for node in sorted(mine & set(other_nodes))]
+    return found

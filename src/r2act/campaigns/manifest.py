@@ -92,6 +92,10 @@ class KubernetesTarget(BaseModel):
         max_length=MAX_LANES - 1,
         description="More lanes besides context/namespace, each opted in (campaigns.lanes).",
     )
+    allow_shared_nodes: bool = Field(
+        default=False,
+        description="Let lanes on one cluster share nodes (the quality gate flags overlaps).",
+    )
 
     @model_validator(mode="after")
     def _distinct_lanes(self) -> KubernetesTarget:

@@ -38,7 +38,7 @@ import yaml
 
 from r2act.campaigns import Manifest, SimTarget, plan_incidents, render_chaos
 from r2act.campaigns.estimate import makespan
-from r2act.campaigns.lanes import Lane, lane_targets
+from r2act.campaigns.lanes import Lane, lane_targets, shared_nodes
 from r2act.cluster.base import Cluster
 from r2act.collector import layout, ledger, resume
 from r2act.collector.campaign import (
@@ -419,11 +419,7 @@ def _collect_lanes_locked(
     if not pending:
         return out
     resume.check_writable(run_dir)
-    plans = {lane.name: lane_plan(plan, lane) for lane in active}
-    for lane in active:  # every lane passes its safety check before any lane writes
-        checked = cluster_factory(plans[lane.name].manifest, lane_dir(run_dir, lane.name))
-        if (close := getattr(checked, "close", None)) is not None:
-            close()
+    plans = _checked_plans(plan, active, run_dir, cluster_factory)
     if not resume_run:
         summary.moved_aside += resume.move_aside(
             raw, found.complete & set(pending), layout.SUPERSEDED_DIR
@@ -439,6 +435,45 @@ def _collect_lanes_locked(
         _run_lanes(plans, run_dir, pending, positions, observer, out)
     summary.wall_s = time.perf_counter() - wall
     return out
+
+
+def _checked_plans(
+    plan: CollectionPlan,
+    lanes: Sequence[Lane],
+    run_dir: Path,
+    cluster_factory: Callable[[Manifest, Path], Cluster],
+) -> dict[str, CollectionPlan]:
+    """Each lane's plan, after every lane passed its safety check and none shares a node.
+
+    Connecting runs the adapter's safety check (context, opt-in label), so a lane that is
+    not opted in stops the whole run before any lane writes anything. Kubernetes lanes on
+    one cluster must run on separate nodes (one lane's CPU stress or pod failure would
+    disturb the other's baseline) unless the target says ``allow_shared_nodes``; then the
+    quality gate flags incidents whose windows overlap a disturbance on a shared node."""
+    placement: dict[str, tuple[str, list[str]]] = {}
+    plans: dict[str, CollectionPlan] = {}
+    for lane in lanes:
+        own = lane_plan(plan, lane)
+        cluster = cluster_factory(own.manifest, lane_dir(run_dir, lane.name))
+        try:
+            pod_nodes = getattr(cluster, "pod_nodes", None)
+            nodes = sorted(set(pod_nodes().values())) if pod_nodes is not None else []
+        finally:
+            if (close := getattr(cluster, "close", None)) is not None:
+                close()
+        where = getattr(lane.target, "context", None) or f"sim:{getattr(lane.target, 'name', '')}"
+        placement[lane.name] = (where, nodes)
+        info = {"name": lane.name, "cluster": where, "nodes": nodes}
+        plans[lane.name] = replace(own, lane=info)
+    allowed = bool(getattr(plan.manifest.target, "allow_shared_nodes", False))
+    if (shared := shared_nodes(placement)) and not allowed:
+        first, other, node = shared[0]
+        raise SafetyError(
+            f"{first} and {other} both run on node {node}: concurrent faults would disturb "
+            "each other (pin each lane to its own nodes, see deploy/kind/lanes, or set "
+            "target.allow_shared_nodes: true to accept it; the audit then flags overlaps)"
+        )
+    return plans
 
 
 def _run_lanes(  # noqa: PLR0917 - private, called once
