@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kube_harness import CONTEXT, NS, ChaosController, Harness, deployment, pod
+from kube_harness import CONTEXT, NS, ChaosController, FakeClock, Harness, deployment, pod
 from kubernetes import client as k8s
 
 from r2act.campaigns import Manifest
@@ -25,6 +25,7 @@ from r2act.cluster.kube_retry import NO_WAIT
 from r2act.collector import layout, plan_collection, settings_for
 from r2act.collector.lanes import collect_lanes, lane_plan
 from r2act.errors import SafetyError
+from r2act.quality_gate import run_audit
 
 NS2 = "boutique-2"
 MANIFEST = f"""
@@ -69,8 +70,11 @@ def seed_second_lane(harness: Harness, labels: dict[str, str]) -> None:
     )
 
 
-def lane_factory(harness: Harness) -> Any:
-    """Connect a lane as ``connect_kubernetes`` does: its namespace, then the opt-in check."""
+def lane_factory(harness: Harness, clocks: dict[str, FakeClock] | None = None) -> Any:
+    """Connect a lane as ``connect_kubernetes`` does: its namespace, then the opt-in check.
+
+    ``clocks`` gives each namespace its own clock: the inline runner then interleaves the
+    lanes' incidents in time as concurrent lanes would."""
 
     def connect(manifest: Manifest, _workspace: Path) -> KubeCluster:
         configuration = k8s.Configuration(host=harness.emulator.url)
@@ -79,7 +83,7 @@ def lane_factory(harness: Harness) -> Any:
             k8s.ApiClient(configuration),
             namespace=manifest.namespace,
             expected_context=CONTEXT,
-            clock=harness.clock,
+            clock=(clocks or {}).get(manifest.namespace, harness.clock),
             retry=NO_WAIT,
             request_timeout_s=5.0,
             context=CONTEXT,
@@ -192,3 +196,38 @@ def test_lanes_sharing_a_node_are_refused_before_any_write_unless_allowed(
         lane = json.loads((incident / layout.INCIDENT_JSON).read_text())["lane"]
         assert lane["cluster"] == CONTEXT and lane["nodes"] == ["kind-worker"]
         assert lane["name"] in {"lane-1", "lane-2"}
+
+
+def test_the_audit_flags_incidents_overlapping_a_fault_in_a_lane_on_a_shared_node(
+    harness: Harness, tmp_path: Path
+) -> None:
+    seed_second_lane(harness, {"r2act.io/chaos-allowed": "true"})
+    _place(harness, {NS: "kind-worker", NS2: "kind-worker"})
+    allowed = tmp_path / "allowed.yaml"
+    allowed.write_text(MANIFEST.replace("  lanes:", "  allow_shared_nodes: true\n  lanes:"))
+    plan = plan_collection(allowed)
+    controller = ChaosController(harness)
+    clocks = {NS: FakeClock(), NS2: FakeClock()}  # both lanes start at the same instant
+    for clock in clocks.values():
+        clock.on_sleep = controller
+    settings = dataclasses.replace(settings_for(plan.manifest), metric_queries={})
+    run = tmp_path / "run"
+    collect_lanes(
+        plan, run, cluster_factory=lane_factory(harness, clocks), inline=True, settings=settings
+    )
+
+    verdicts = {v.incident_id: v for v in run_audit(run, workers=1).verdicts}
+    lanes = {
+        i: json.loads((layout.raw_dir(run) / i / layout.INCIDENT_JSON).read_text())["lane"]["name"]
+        for i in verdicts
+    }
+    flagged = {
+        i: [p for p in v.problems if p.code == "LANE_INTERFERENCE"] for i, v in verdicts.items()
+    }
+    assert all(flagged.values()), flagged  # every incident ran beside the other lane's fault
+    for incident, problems in flagged.items():
+        for problem in problems:
+            assert problem.severity == "warning"
+            assert problem.evidence["node"] == "kind-worker"
+            assert problem.evidence["other_lane"] != lanes[incident]
+            assert lanes[str(problem.evidence["other"])] != lanes[incident]
