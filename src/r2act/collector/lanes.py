@@ -45,6 +45,7 @@ from r2act.collector.campaign import (
     CampaignSummary,
     CollectionPlan,
     PlannedChaos,
+    cleanup_command,
     collect,
     open_target,
 )
@@ -344,6 +345,8 @@ class LanesSummary:
     """Incident ids in plan order."""
     virtual: bool = False
     """Cluster seconds are the simulator's, not real ones."""
+    cleanup: str = "r2act cleanup"
+    """The command that cleans this run's lanes, for messages."""
 
     @property
     def cluster_s(self) -> float:
@@ -399,6 +402,9 @@ def _collect_lanes_locked(
     wall = time.perf_counter()
     lanes = lane_targets(plan.manifest.target)
     raw = layout.raw_dir(run_dir)
+    cleanup = cleanup_command(plan.manifest_path, run_dir, plan.manifest)
+    for lane in lanes:  # a lane stopped hard (SIGKILL) left its fault: no lane may start
+        ledger.refuse_if_pending(lane_dir(run_dir, lane.name), cleanup)
     for lane in lanes:  # incidents a stopped run completed but had not moved yet
         publish(lane_dir(run_dir, lane.name), run_dir)
     found = resume.scan(raw)
@@ -413,6 +419,7 @@ def _collect_lanes_locked(
         {lane.name: LaneStats() for lane in lanes},
         order=ids,
         virtual=isinstance(plan.manifest.target, SimTarget),
+        cleanup=cleanup,
     )
     active = lanes[: len(pending)]
     observer.campaign_started(len(pending), len(done), [lane.name for lane in active])
@@ -557,11 +564,12 @@ def _dispatch(event: tuple[Any, ...], observer: LanesObserver, out: LanesSummary
 def _lost(name: str, process: Any, observer: LanesObserver, out: LanesSummary) -> None:
     """A lane process ended without saying so (killed): its fault may be left."""
     code = process.exitcode
-    observer.message(
-        f"{name} ended unexpectedly (exit code {code}); if it was injecting, run the cleanup "
-        "command for this campaign before collecting again"
+    message = (
+        f"the lane process ended unexpectedly (exit code {code}); its fault may still be "
+        f"injected: run `{out.cleanup}` before collecting again"
     )
-    out.errors.append((name, "DataError", f"lane process ended with exit code {code}"))
+    observer.message(f"{name}: {message}")
+    out.errors.append((name, "SafetyError", message))
 
 
 def _send(processes: dict[str, Any], signum: int) -> None:

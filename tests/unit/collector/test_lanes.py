@@ -19,6 +19,7 @@ from r2act.campaigns.lanes import lane_targets
 from r2act.cluster.connect import connect
 from r2act.collector import layout, plan_collection, resume
 from r2act.collector.lanes import LANES_DIR, LanesSummary, collect_lanes, lane_dir
+from r2act.errors import SafetyError
 
 PROVENANCE = {layout.INCIDENT_JSON, layout.JOURNAL, layout.COMPLETE}
 """Files that name the lane (fingerprint), hold real seconds (journal wall_s), or the
@@ -172,3 +173,57 @@ def test_a_signal_during_a_four_lane_run_leaves_no_fault_in_any_lane(
     )
     assert rerun.summary.failed == 0
     assert resume.scan(layout.raw_dir(run)).complete == {i.incident.id for i in plan.items}
+
+
+def _injected_lane(run_dir: Path) -> str | None:
+    """The first lane with an injected, not yet removed fault."""
+    for journal in sorted(run_dir.glob(f"{LANES_DIR}/*/raw/*/{layout.JOURNAL}")):
+        steps = [json.loads(x) for x in journal.read_text().splitlines() if x.endswith("}")]
+        done = {r["step"] for r in steps if r["status"] == "ok"}
+        if "inject" in done and "remove" not in done:
+            return journal.parents[2].name
+    return None
+
+
+def test_a_lane_killed_hard_blocks_every_lane_until_cleanup_then_resumes(
+    tmp_path: Path,
+) -> None:
+    slow = write_campaign(
+        tmp_path,
+        "slow",
+        faults=ALL_FAULTS,
+        phases={"pre_s": 20, "during_s": 400, "post_s": 20, "recovery_timeout_s": 60},
+    )
+    campaign = with_lanes(slow, 4)
+    run = tmp_path / "run"
+    process = _start(campaign, run)
+    deadline = time.monotonic() + 60
+    while (victim := _injected_lane(run)) is None:
+        assert time.monotonic() < deadline, "no lane injected in time"
+        time.sleep(0.01)
+    lock = (lane_dir(run, victim) / ".r2act" / "lock").read_text()
+    os.kill(int(lock.split("pid ")[1].rstrip(")")), signal.SIGKILL)
+    process.send_signal(signal.SIGTERM)  # and stop the other lanes
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 2, stderr
+    assert f"{victim}: the lane process ended unexpectedly" in " ".join(stderr.split())
+    left = _leftovers(campaign, run)
+    assert len(left[victim]) == 1
+    assert all(not names for lane, names in left.items() if lane != victim)
+
+    with pytest.raises(SafetyError, match=f"run `r2act cleanup {campaign} --out {run}` first"):
+        _collect(campaign, run)
+    swept = subprocess.run(  # noqa: PLW1510 - the return code is asserted
+        [sys.executable, "-m", "r2act", "cleanup", str(campaign), "--out", str(run)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert swept.returncode == 0, swept.stdout + swept.stderr
+    assert left[victim][0] in swept.stdout
+    assert all(not names for names in _leftovers(campaign, run).values())
+    complete_before = resume.scan(layout.raw_dir(run)).complete
+    rerun = _collect(campaign, run)
+    plan = plan_collection(campaign)
+    assert sorted(r.incident_id for r in rerun.summary.results) == sorted(
+        {i.incident.id for i in plan.items} - complete_before
+    )
+    assert rerun.summary.failed == 0
