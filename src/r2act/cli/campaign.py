@@ -80,7 +80,8 @@ def plan(
             "--lanes",
             min=1,
             max=1000,
-            help="Estimate the real-cluster wall-clock on this many lanes (repeatable).",
+            help="Estimate the real-cluster wall-clock on this many lanes (repeatable; "
+            "default: the manifest's lanes).",
         ),
     ] = [],  # noqa: B006 - typer reads the default, never mutates it
 ) -> None:
@@ -113,7 +114,10 @@ def plan(
         )
     if stats:
         _print_stats(incidents, loaded.topology, stderr=as_json)
-    _print_estimate(loaded, incidents, lanes or [1], stderr=as_json)
+    from r2act.campaigns.lanes import lane_targets
+
+    default = [len(lane_targets(loaded.target))]  # the manifest's own lanes
+    _print_estimate(loaded, incidents, lanes or default, stderr=as_json)
 
 
 def _print_estimate(

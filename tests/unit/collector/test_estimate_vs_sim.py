@@ -46,3 +46,11 @@ def test_campaign_plan_prints_the_estimate_per_lane_count() -> None:
     assert "expected wall-clock on 4 lanes: 11h 45m to 16h 41m (76 incidents" in text
     bad = runner.invoke(app, ["campaign", "plan", str(paper), "--lanes", "0"])
     assert bad.exit_code == 2
+
+
+def test_campaign_plan_estimates_the_manifests_own_lanes_by_default() -> None:
+    four = Path(__file__).resolve().parents[3] / "deploy" / "kind" / "lanes" / "campaign.yaml"
+    result = runner.invoke(app, ["campaign", "plan", str(four)])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "expected wall-clock on 4 lanes:" in text and "on 1 lane:" not in text
