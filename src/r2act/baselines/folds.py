@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from r2act.datasets.folds import key_of
 from r2act.schema import BenchmarkRecord
 
 
@@ -24,14 +25,17 @@ class Split:
 
 
 def splits(records: list[BenchmarkRecord], folds: list[list[str]]) -> Iterator[Split]:
-    """One split per non-empty fold (plus the unfolded rest), in fold order."""
-    by_id = {r.incident_id: r for r in records}
+    """One split per non-empty fold (plus the unfolded rest), in fold order.
+
+    ``folds`` lists case ids (a published dataset) or incident ids (records without case
+    ids)."""
+    by_id = {key_of(r): r for r in records}
     fold_of = {iid: k for k, ids in enumerate(folds) for iid in ids if iid in by_id}
     for k in range(len(folds)):
-        test = [r for r in records if fold_of.get(r.incident_id) == k]
+        test = [r for r in records if fold_of.get(key_of(r)) == k]
         if test:
-            train = [r for r in records if fold_of.get(r.incident_id, k) != k]
+            train = [r for r in records if fold_of.get(key_of(r), k) != k]
             yield Split(k, train, test)
-    rest = [r for r in records if r.incident_id not in fold_of]
+    rest = [r for r in records if key_of(r) not in fold_of]
     if rest:
-        yield Split(len(folds), [r for r in records if r.incident_id in fold_of], rest)
+        yield Split(len(folds), [r for r in records if key_of(r) in fold_of], rest)

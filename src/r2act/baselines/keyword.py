@@ -74,7 +74,7 @@ def _keyword(ctx: RunContext) -> Iterator[Prediction]:
         fault, rise = fault_by_keywords(case.logs)
         service = loudest_service(case.logs, case.action_space.targets, case.topology.entrypoint)
         yield mapped(
-            case.incident_id,
+            case.case_id,
             case.action_space,
             case.topology,
             service,

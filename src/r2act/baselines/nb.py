@@ -26,6 +26,7 @@ from r2act.baselines.base import Baseline, RunContext, abstain, mapped
 from r2act.baselines.folds import splits
 from r2act.baselines.reader import Case
 from r2act.baselines.signals import app_of, error_lines, span_s, window
+from r2act.datasets.folds import key_of
 from r2act.errors import R2actError
 from r2act.schema import FaultType, Prediction
 
@@ -98,21 +99,21 @@ def _predict(fitted: Any, ids: list[str], feats: Mapping[str, Mapping[str, float
 def _nb(ctx: RunContext) -> Iterator[Prediction]:
     _sklearn()  # fail before the long feature pass, not after it
     reader = ctx.reader
-    feats = {case.incident_id: features(case) for case in reader.cases()}
+    feats = {case.case_id: features(case) for case in reader.cases()}
     answers: dict[str, Prediction] = {}
     for split in splits(reader.records, reader.folds):
-        train_ids = [r.incident_id for r in split.train]
+        train_ids = [key_of(r) for r in split.train]
         if not train_ids:
-            answers.update((r.incident_id, abstain(r.incident_id, ctx.method)) for r in split.test)
+            answers.update((key_of(r), abstain(key_of(r), ctx.method)) for r in split.test)
             continue
-        test_ids = [r.incident_id for r in split.test]
+        test_ids = [key_of(r) for r in split.test]
         services = _fit(train_ids, feats, [r.labels.service for r in split.train])
         faults = _fit(train_ids, feats, [r.labels.fault_type.value for r in split.train])
         predicted = zip(
             _predict(services, test_ids, feats), _predict(faults, test_ids, feats), strict=True
         )
         for record, (service, fault) in zip(split.test, predicted, strict=True):
-            iid = record.incident_id
+            iid = key_of(record)
             answers[iid] = mapped(
                 iid,
                 record.action_space,
@@ -127,7 +128,7 @@ def _nb(ctx: RunContext) -> Iterator[Prediction]:
                 },
             )
     for record in reader.records:
-        yield answers[record.incident_id]
+        yield answers[key_of(record)]
 
 
 NB = Baseline(

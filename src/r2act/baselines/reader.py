@@ -9,12 +9,12 @@ is one incident's observations.
 
 Only method-visible files are opened, and only those of the chosen view (the paper's
 modality ablation): ``logs`` -> logs; ``logs+events`` -> + events; ``full`` -> + metrics
-and state. Ground truth stays in the records, which callers hand out deliberately.
+and state. A case is keyed by its opaque case id; ground truth stays in the records (the
+answers), which callers hand out deliberately.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,9 +23,11 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from pyarrow import ArrowException
 
 from r2act.datasets import VIEWS, layout
-from r2act.datasets.folds import Folds
+from r2act.datasets.folds import Folds, key_of
+from r2act.datasets.tables import read_records
 from r2act.errors import DataError
 from r2act.schema import ActionSpace, BenchmarkRecord, ClusterState, Topology
 from r2act.systems import SYSTEMS
@@ -42,7 +44,7 @@ class Case:
     ``events`` and ``metrics`` are None when the view leaves them out; ``states`` maps a
     phase to the cluster state read at its end (empty unless the view is ``full``)."""
 
-    incident_id: str
+    case_id: str
     action_space: ActionSpace
     topology: Topology
     logs: pd.DataFrame
@@ -52,7 +54,7 @@ class Case:
 
 
 class _Table:
-    """One observation Parquet file with its incident -> row groups index."""
+    """One observation Parquet file with its case -> row groups index."""
 
     def __init__(self, path: Path, columns: list[str]) -> None:
         self.file = pq.ParquetFile(path)
@@ -60,42 +62,37 @@ class _Table:
         self.groups: dict[str, list[int]] = defaultdict(list)
         self.mixed: set[str] = set()
         meta = self.file.metadata
-        key = self.file.schema_arrow.get_field_index("incident_id")
+        key = self.file.schema_arrow.get_field_index("case_id")
         for index in range(meta.num_row_groups):
             stats = meta.row_group(index).column(key).statistics
             if stats is not None and stats.has_min_max and stats.min == stats.max:
                 self.groups[str(stats.min)].append(index)
                 continue
-            ids = set(
-                self.file.read_row_group(index, columns=["incident_id"]).column(0).to_pylist()
-            )
+            ids = set(self.file.read_row_group(index, columns=["case_id"]).column(0).to_pylist())
             for incident in map(str, ids):
                 self.groups[incident].append(index)
                 self.mixed.add(incident)
 
-    def frame(self, incident_id: str) -> pd.DataFrame:
-        """The rows of one incident (an empty frame with the columns when it has none)."""
-        groups = self.groups.get(incident_id, [])
+    def frame(self, case_id: str) -> pd.DataFrame:
+        """The rows of one case (an empty frame with the columns when it has none)."""
+        groups = self.groups.get(case_id, [])
         if not groups:
             return pd.DataFrame({c: [] for c in self.columns})
-        if incident_id not in self.mixed:  # the build's layout: one row group per incident
+        if case_id not in self.mixed:  # the build's layout: one row group per case
             table = self.file.read_row_groups(groups, columns=self.columns)
         else:
-            table = self.file.read_row_groups(groups, columns=["incident_id", *self.columns])
-            table = table.filter(pc.equal(table["incident_id"], incident_id))
-            table = table.drop_columns(["incident_id"])
+            table = self.file.read_row_groups(groups, columns=["case_id", *self.columns])
+            table = table.filter(pc.equal(table["case_id"], case_id))
+            table = table.drop_columns(["case_id"])
         frame: pd.DataFrame = table.to_pandas()
         return frame
 
 
 def _states(path: Path) -> dict[str, dict[str, str]]:
-    """incident -> phase -> raw ClusterState JSON (parsed lazily, per incident)."""
+    """case -> phase -> raw ClusterState JSON (parsed lazily, per case)."""
     out: dict[str, dict[str, str]] = defaultdict(dict)
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                row = json.loads(line)
-                out[row["incident_id"]][row["phase"]] = json.dumps(row["data"])
+    for row in pq.read_table(path).to_pylist():
+        out[row["case_id"]][row["phase"]] = row["state"]
     return out
 
 
@@ -108,10 +105,9 @@ class DatasetReader:
             raise DataError(f"view {view!r}: unknown (use one of {', '.join(VIEWS)})")
         self.view = view
         try:
-            lines = (self.root / layout.INCIDENTS).read_text("utf-8").splitlines()
-            self.records = [BenchmarkRecord.model_validate_json(x) for x in lines if x.strip()]
+            self.records = read_records(self.root / layout.INCIDENTS)
             folds = Folds.model_validate_json((self.root / layout.FOLDS).read_bytes())
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, ArrowException) as exc:
             raise DataError(
                 f"{self.root}: not a readable r2act dataset ({type(exc).__name__}); "
                 f"run `r2act dataset validate {self.root}`"
@@ -153,20 +149,20 @@ class DatasetReader:
         """The method-visible observations of one incident."""
         self._open()
         assert self._logs is not None
-        iid = record.incident_id
+        case = key_of(record)
         states = {}
         if self._state is not None:
             states = {
                 phase: ClusterState.model_validate_json(raw)
-                for phase, raw in self._state.get(iid, {}).items()
+                for phase, raw in self._state.get(case, {}).items()
             }
         return Case(
-            incident_id=iid,
+            case_id=case,
             action_space=record.action_space,
             topology=self.topology(record),
-            logs=self._logs.frame(iid),
-            events=self._events.frame(iid) if self._events is not None else None,
-            metrics=self._metrics.frame(iid) if self._metrics is not None else None,
+            logs=self._logs.frame(case),
+            events=self._events.frame(case) if self._events is not None else None,
+            metrics=self._metrics.frame(case) if self._metrics is not None else None,
             states=states,
         )
 

@@ -229,7 +229,7 @@ def _rule(ctx: RunContext) -> Iterator[Prediction]:
     for case in ctx.reader.cases():
         found = diagnose(case)
         yield mapped(
-            case.incident_id,
+            case.case_id,
             case.action_space,
             case.topology,
             found.service,

@@ -18,6 +18,7 @@ from pathlib import Path
 from r2act.baselines.base import RunContext
 from r2act.baselines.reader import DatasetReader
 from r2act.baselines.registry import get_baseline
+from r2act.datasets import ids
 from r2act.errors import DataError, R2actError
 
 
@@ -49,6 +50,7 @@ def run_baseline(
     reader = DatasetReader(dataset, view)
     method = name if view == "full" else f"{name}[{view}]"
     expected = [r.incident_id for r in reader.records]
+    known = ids.aliases(reader.records)  # a baseline may key by case id or incident id
     if out.is_dir():
         raise DataError(f"{out}: is a directory (pass a .jsonl file as --out)")
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
@@ -60,7 +62,7 @@ def run_baseline(
         with handle:
             for prediction in baseline.predict(RunContext(reader, seed, method)):
                 handle.write(prediction.model_dump_json() + "\n")
-                written.append(prediction.incident_id)
+                written.append(ids.resolve(prediction.incident_id, known))
                 if progress is not None:
                     progress(prediction.incident_id)
         if written != expected:

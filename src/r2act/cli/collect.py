@@ -96,6 +96,8 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
     # rerunning with --no-resume would redo the incidents this run completed
     rerun = "rerun the same command" if resume_run else "rerun without --no-resume/--force"
     _print_summary(summary, rerun)
+    for notice in summary.notices:
+        console_err.print(f"[yellow]note[/]: {notice}", highlight=False)
     if summary.interrupted_by is not None:
         raise typer.Exit(128 + summary.interrupted_by)
     if summary.failed:

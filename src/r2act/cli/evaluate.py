@@ -73,15 +73,15 @@ def _population(dataset: Path | None, fold: int | None, predictions: list[Path])
             f"(run `r2act dataset validate {directory}`)"
         )
     records = datasets.load_records(directory)
-    ids = {r.incident_id for r in records}
+    ids = {i for r in records for i in (r.incident_id, r.case_id) if i}  # either id is known
     if fold is not None:
         folds = _folds(directory)
         if not 0 <= fold < len(folds):
             raise DataError(
                 f"{directory}/folds.json: no fold {fold} (folds are 0..{len(folds) - 1})"
             )
-        keep = set(folds[fold])
-        records = [r for r in records if r.incident_id in keep]
+        keep = set(folds[fold])  # case ids in a published dataset
+        records = [r for r in records if (r.case_id or r.incident_id) in keep]
     if not records:
         raise DataError(
             f"{directory}: no incidents to evaluate{'' if fold is None else f' in fold {fold}'}"

@@ -156,7 +156,7 @@ def _check_input(
     if only and replayable.isdisjoint(only):
         raise DataError(
             f"--only {' '.join(unknown_only)}: no incident of {directory} with a prediction "
-            f"in {path} (pick ids from its incidents.jsonl)"
+            f"in {path} (pick ids from its answers/incidents.parquet)"
         )
     if unknown_only:
         console_err.print(
@@ -244,6 +244,7 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     directory = dataset_dir(dataset, [predictions])
     _validate_dataset(directory)
     records = datasets.load_records(directory)
+    parsed = parsed.resolved(datasets.ids.aliases(records))  # case ids -> incident ids
     by_id = {r.incident_id: r for r in records}
     out_dir = out if out is not None else directory.parent / "replay" / predictions.stem
     settings = ReplaySettings(

@@ -78,6 +78,8 @@ class CampaignSummary:
     moved_aside: list[Path] = field(default_factory=list)
     interrupted_by: int | None = None
     """Signal number that stopped the run, if any."""
+    notices: list[str] = field(default_factory=list)
+    """What the adapter did that the user must hear (a removal without the opt-in)."""
     wall_s: float = 0.0
 
     @property
@@ -262,8 +264,7 @@ def _collect_locked(
         summary.interrupted_by = signal_error.signum
     finally:
         ledger.close()
-        for notice in notices(cluster):
-            observer.message(notice)
+        summary.notices += notices(cluster)
 
 
 def _provenance(plan: CollectionPlan, run_dir: Path, cluster: Cluster) -> Provenance:

@@ -20,12 +20,13 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from r2act import __version__
-from r2act.datasets import figures, layout
+from r2act.datasets import figures, ids, layout, tables
 from r2act.datasets.card import BuildInfo, render_card
 from r2act.datasets.checksums import read_sums, sha256_file, write_sums
 from r2act.datasets.composition import Composition, compose
@@ -49,7 +50,7 @@ from r2act.schema import BenchmarkRecord
 
 DATASET_DIR = "dataset"
 _PARALLEL_MIN = 8
-_FREE_TEXT = frozenset({"line", "message", "labels"})
+_FREE_TEXT = frozenset({"line", "message", "labels", "state", "data", "record", "verdict"})
 """Columns too varied for dictionary encoding; trying it only costs time."""
 
 
@@ -78,7 +79,9 @@ def main_records(run_dir: Path, verdicts: list[Verdict]) -> list[BenchmarkRecord
     return records
 
 
-def _observations(dirs: list[tuple[Path, Path]], workers: int) -> Iterator[IncidentObservations]:
+def _observations(
+    dirs: list[tuple[Path, str, Path]], workers: int
+) -> Iterator[IncidentObservations]:
     """Each incident's observations in order, read ahead by ``workers`` threads.
 
     Threads, not processes: parsing (pyarrow's JSON reader) and Parquet encoding release
@@ -87,70 +90,76 @@ def _observations(dirs: list[tuple[Path, Path]], workers: int) -> Iterator[Incid
     incidents are in memory at once.
     """
     if workers <= 1 or len(dirs) < _PARALLEL_MIN:
-        yield from (read_incident(raw, staged) for raw, staged in dirs)
+        yield from (read_incident(raw, case, staged) for raw, case, staged in dirs)
         return
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="r2act-read") as pool:
         pending: deque[Future[IncidentObservations]] = deque()
-        for raw, staged in dirs:
-            pending.append(pool.submit(read_incident, raw, staged))
+        for raw, case, staged in dirs:
+            pending.append(pool.submit(read_incident, raw, case, staged))
             if len(pending) >= 2 * workers:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
 
 
+def _writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
+    """One Parquet writer with the dataset's settings (zstd; no dictionary on free text)."""
+    plain = [f.name for f in schema if f.name not in _FREE_TEXT]
+    return pq.ParquetWriter(
+        path,
+        schema,
+        compression="zstd",
+        use_dictionary=plain,
+        write_statistics=plain,
+    )
+
+
+def write_table(path: Path, table: pa.Table) -> None:
+    """Write a whole (small) table as one row group."""
+    writer = _writer(path, table.schema)
+    try:
+        writer.write_table(table, row_group_size=max(table.num_rows, 1))
+    finally:
+        writer.close()
+
+
+_STREAMED = (layout.LOGS, layout.EVENTS, layout.METRICS, layout.STATE)
+_PROVENANCE = (
+    layout.ANNOTATIONS,
+    layout.CHAOS_OBJECTS,
+    layout.CHAOS_STATUS,
+    layout.CHAOS_EVENTS,
+)
+
+
 class _Writers:
-    """The Parquet writers and JSON-lines handles the observations stream into."""
+    """The Parquet writers the per-incident rows stream into (one row group per incident)."""
 
     def __init__(self, out: Path) -> None:
         (out / layout.OBSERVATIONS).mkdir()
-        (out / layout.PROVENANCE).mkdir()
+        (out / layout.PROVENANCE).mkdir(parents=True)
         self.tables = {
-            path: pq.ParquetWriter(
-                out / path,
-                schema,
-                compression="zstd",
-                use_dictionary=[f.name for f in schema if f.name not in _FREE_TEXT],
-                write_statistics=[f.name for f in schema if f.name not in _FREE_TEXT],
-            )
-            for path, schema in layout.TABLES.items()
-        }
-        names = (
-            layout.STATE,
-            layout.ANNOTATIONS,
-            layout.CHAOS_OBJECTS,
-            layout.CHAOS_STATUS,
-            layout.CHAOS_EVENTS,
-        )
-        self.lines: dict[str, IO[str]] = {
-            n: (out / n).open("w", encoding="utf-8", newline="\n") for n in names
+            path: _writer(out / path, layout.TABLES[path]) for path in (*_STREAMED, *_PROVENANCE)
         }
 
     def add(self, obs: IncidentObservations) -> dict[str, int]:
         counts = {}
-        for path, table in (
-            (layout.LOGS, obs.logs),
-            (layout.EVENTS, obs.events),
-            (layout.METRICS, obs.metrics),
-        ):
+        tables = {
+            layout.LOGS: obs.logs,
+            layout.EVENTS: obs.events,
+            layout.METRICS: obs.metrics,
+            layout.STATE: obs.state,
+            **{name: obs.provenance_table(name) for name in _PROVENANCE},
+        }
+        for path, table in tables.items():
             counts[path] = table.num_rows
             if table.num_rows:
                 self.tables[path].write_table(table, row_group_size=table.num_rows)
-        for name, lines in (
-            (layout.STATE, obs.state),
-            (layout.ANNOTATIONS, [obs.annotation]),
-            (layout.CHAOS_OBJECTS, [obs.chaos_object]),
-            (layout.CHAOS_STATUS, obs.chaos_status),
-            (layout.CHAOS_EVENTS, obs.chaos_events),
-        ):
-            self.lines[name].writelines(line + "\n" for line in lines)
         return counts
 
     def close(self) -> None:
         for writer in self.tables.values():
             writer.close()
-        for handle in self.lines.values():
-            handle.close()
 
 
 def _check_counts(record: BenchmarkRecord, counts: dict[str, int]) -> None:
@@ -159,9 +168,10 @@ def _check_counts(record: BenchmarkRecord, counts: dict[str, int]) -> None:
         layout.EVENTS: record.observations.event_records,
         layout.METRICS: record.observations.metric_samples,
     }
-    if expected != counts:
+    found = {k: counts[k] for k in expected}
+    if expected != found:
         raise DataError(
-            f"{record.incident_id}: raw files changed since the audit ({counts} rows, record "
+            f"{record.incident_id}: raw files changed since the audit ({found} rows, record "
             f"says {expected}); rerun `r2act audit`"
         )
 
@@ -272,7 +282,8 @@ def _replaceable(out: Path) -> bool:
         return False
     if not any(out.iterdir()):
         return True
-    if not ((out / layout.SHA256SUMS).is_file() and (out / layout.INCIDENTS).is_file()):
+    records = (out / layout.INCIDENTS).is_file() or (out / "incidents.jsonl").is_file()
+    if not ((out / layout.SHA256SUMS).is_file() and records):  # either layout
         return False
     try:
         listed = set(read_sums(out)) | {layout.SHA256SUMS}
@@ -292,11 +303,16 @@ def _write_all(
     workers: int,
     progress: Callable[[str], None] | None,
 ) -> None:
+    salt, records = ids.assign(records)
     writers = _Writers(out)
     try:
         staged = run_dir / AUDIT_DIR / STAGED_LOGS_DIR
         dirs = [
-            (run_dir / RAW_DIR / r.incident_id, staged / f"{r.incident_id}.parquet")
+            (
+                run_dir / RAW_DIR / r.incident_id,
+                str(r.case_id),
+                staged / f"{r.incident_id}.parquet",
+            )
             for r in records
         ]
         for record, obs in zip(records, _observations(dirs, workers), strict=True):
@@ -305,25 +321,18 @@ def _write_all(
                 progress(record.incident_id)
     finally:
         writers.close()
-    with (out / layout.INCIDENTS).open("w", encoding="utf-8", newline="\n") as handle:
-        handle.writelines(r.model_dump_json() + "\n" for r in records)
-    with (out / layout.AUDIT_TRAIL).open("w", encoding="utf-8", newline="\n") as handle:
-        handle.writelines(
-            v.model_dump_json() + "\n"
-            for v in sorted(verdicts, key=lambda v: v.incident_id)
-            if v.group != Group.MAIN
-        )
     folds: Folds = make_folds(records, seed=folds_seed)
     _write_json(out / layout.FOLDS, folds.model_dump(mode="json"))
+    write_table(out / layout.CASES, tables.cases_table(records, folds))
+    write_table(out / layout.INCIDENTS, tables.incidents_table(records))
+    write_table(out / layout.AUDIT_TRAIL, tables.trail_table(verdicts))
+    _write_json(out / layout.KEY, ids.key_document(salt))
     write_schemas(out / layout.SCHEMA_DIR)
     composition = compose(records)
     info = _build_info(run_dir, records, verdicts, folds_seed)
     figures.write(composition, out)
     (out / layout.README).write_text(render_card(info, composition), encoding="utf-8")
-    sums = {
-        name: sha256_file(out / name)
-        for name in (layout.INCIDENTS, layout.LOGS, layout.EVENTS, layout.METRICS, layout.STATE)
-    }
+    sums = {name: sha256_file(out / name) for name in layout.TABLES}
     croissant = render_croissant(
         name=info.name,
         description=f"{composition.incidents} quality-audited Kubernetes recovery incidents.",

@@ -49,17 +49,19 @@ def _size_category(n: int) -> str:
 
 
 def _config_name(path: str) -> str:
-    return PurePosixPath(path).stem
+    """The Hugging Face config of a table: its stem (``answers/...`` tables: ``answers_`` +)."""
+    stem = PurePosixPath(path).stem
+    return stem if path in layout.VISIBLE_TABLES else f"answers_{stem}"
 
 
 def front_matter(info: BuildInfo, comp: Composition) -> str:
     """The YAML header: license, task categories, size, and one config per table.
 
-    A Hugging Face config must hold files of one format and one set of columns (the
-    ``datasets`` loader refuses mixed formats and casts every split to the first file's
-    schema), so each table is its own config; a view is the set of configs it loads.
+    Every table is Parquet and its own config (a config holds files of one set of
+    columns); a view is the set of configs it loads. The method-visible ``cases`` table is
+    the default; the answers' configs are prefixed ``answers_``.
     """
-    tables = (layout.INCIDENTS, *layout.VIEWS["full"])
+    tables = list(layout.TABLES)
 
     header = {
         "license": LICENSE,
@@ -79,7 +81,7 @@ def front_matter(info: BuildInfo, comp: Composition) -> str:
             {
                 "config_name": _config_name(path),
                 "data_files": [{"split": "test", "path": path}],
-                **({"default": True} if path == layout.INCIDENTS else {}),
+                **({"default": True} if path == layout.CASES else {}),
             }
             for path in tables
         ],
@@ -95,6 +97,23 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def _counts(title: str, counts: dict[str, int], total: int) -> list[str]:
     rows = [[k, str(v), f"{100 * v / max(total, 1):.1f}%"] for k, v in counts.items()]
     return _table([title, "incidents", "share"], rows)
+
+
+_VISIBLE_DOCS: Final = {
+    layout.CASES: "one row per case: fold, system, sizes, services logging, action space",
+    layout.LOGS: "log lines keyed by case_id and phase",
+    layout.EVENTS: "Kubernetes events (none about chaos objects)",
+    layout.METRICS: "metric samples in long format",
+    layout.STATE: "deployments and pods at the end of each phase (JSON)",
+    layout.FOLDS: "5 folds of case ids, stratified by service x fault cell",
+}
+_ANSWER_DOCS: Final = {
+    layout.INCIDENTS: "case_id <-> incident_id, labels, gold plan, P+ and P-, the fault, "
+    "the whole record",
+    layout.KEY: "the salt of the case ids",
+    layout.AUDIT_TRAIL: "incidents kept out of the main set, with their reasons",
+    f"{layout.PROVENANCE}/": "chaos objects, statuses and events; annotations",
+}
 
 
 def render_card(info: BuildInfo, comp: Composition) -> str:
@@ -172,59 +191,57 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         "",
         "## Files",
         "",
+        "Every table is Parquet (nested values are JSON strings). A method may read only "
+        "the method-visible tables, keyed by an opaque `case_id`; everything under "
+        "`answers/` names or implies the answer and is for scoring, replay and training "
+        "labels only.",
+        "",
         *_table(
-            ["file", "content"],
-            [
-                [
-                    layout.INCIDENTS,
-                    "one BenchmarkRecord per line (schema/benchmark_record.schema.json)",
-                ],
-                [layout.LOGS, "log lines keyed by incident_id and phase"],
-                [layout.EVENTS, "Kubernetes events a method may see (none about chaos objects)"],
-                [layout.METRICS, "metric samples in long format"],
-                [layout.STATE, "deployments and pods at the end of each phase"],
-                [
-                    layout.FOLDS,
-                    f"5 folds stratified by service x fault cell (seed {info.folds_seed})",
-                ],
-                [
-                    f"{layout.PROVENANCE}/",
-                    "chaos objects, statuses and events; annotations (ground truth)",
-                ],
-                [layout.AUDIT_TRAIL, "incidents kept out of the main set, with their reasons"],
-                [layout.CROISSANT, "Croissant metadata"],
-                [layout.SHA256SUMS, "checksums of every file (`sha256sum -c SHA256SUMS`)"],
+            ["file", "a method may read it", "content"],
+            [[p, "yes", d] for p, d in _VISIBLE_DOCS.items()]
+            + [[p, "**no**", d] for p, d in _ANSWER_DOCS.items()]
+            + [
+                [layout.CROISSANT, "-", "Croissant metadata"],
+                [layout.SHA256SUMS, "-", "checksums of every file (`sha256sum -c SHA256SUMS`)"],
+                [f"{layout.SCHEMA_DIR}/", "-", "JSON Schemas of records and table rows"],
             ],
         ),
         "",
-        "Views (the paper's modality ablation) are subsets of the same files: "
+        "Views (the paper's modality ablation) are subsets of the method-visible tables: "
         + "; ".join(
-            f"`{view}` = " + " + ".join(f"`{_config_name(p)}`" for p in (layout.INCIDENTS, *files))
+            f"`{view}` = " + " + ".join(f"`{_config_name(p)}`" for p in files)
             for view, files in layout.VIEWS.items()
         )
-        + " (Hugging Face config names, one per table). Nothing under `provenance/` may be "
-        "shown to a method.",
+        + " (Hugging Face config names, one per table).",
+        "",
+        "Case ids are `case-` + 12 hex digits of HMAC-SHA256(salt, incident id); the salt "
+        "is derived from the answers and stored only in `answers/key.json`, so the ids "
+        "cannot be reversed from what a method reads. The action space is the same for "
+        "every case of a system (it lists every deployment, route and dependency), so it "
+        "carries no answer. Predictions may be keyed by `case_id` (what a method knows) or "
+        "by `incident_id`; `r2act evaluate` and `r2act replay` accept both.",
         "",
         "## How to load",
         "",
         "```python",
         "import r2act.datasets",
-        'records = r2act.datasets.load_records("path/to/dataset")   # typed BenchmarkRecords',
-        "records[0].gold_plan",
-        "one = [records[0].incident_id]",
+        'cases = r2act.datasets.read_table("path/to/dataset", "cases.parquet")',
+        "one = [cases.case_id[0]]   # an opaque case id",
         'ds = r2act.datasets.load("path/to/dataset", view="logs+events", incidents=one)',
-        "ds.logs      # pandas DataFrame: that incident's log lines (ds.events: its events)",
+        "ds.cases     # pandas DataFrame: the case's fold, sizes and action space",
+        "ds.logs      # its log lines (ds.events: its events), keyed by case_id",
+        'answers = r2act.datasets.load_records("path/to/dataset")  # scorers only',
         "```",
         "",
-        "Without `incidents=`, `load` reads every log line of the view into memory "
-        f"({comp.log_records.total:,} here; about 0.5 GiB per million). To visit every "
-        "incident with one incident's observations in memory, iterate "
-        '`r2act.baselines.DatasetReader("path/to/dataset", view="full").cases()`.',
+        "Without `incidents=`, `load` reads every row of the view into memory "
+        f"({comp.log_records.total:,} log lines here; keys are read as categoricals and "
+        "text as Arrow strings). To visit every case with one case's observations in "
+        'memory, iterate `r2act.baselines.DatasetReader("path/to/dataset", view="full")'
+        ".cases()`.",
         "",
-        'Or without r2act: `pandas.read_parquet("observations/logs.parquet")` and '
-        '`pandas.read_json("incidents.jsonl", lines=True, dtype=False)` (without `dtype=False` '
-        'pandas turns `schema_version` "1.0" into a float). Check integrity with '
-        "`r2act dataset validate DIR`.",
+        'Or without r2act: `datasets.load_dataset("path/to/dataset", "logs")` (any config '
+        'above), or `pandas.read_parquet("observations/logs.parquet")`. Check integrity '
+        "with `r2act dataset validate DIR`.",
         "",
         "## How it was built",
         "",
@@ -245,14 +262,14 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         "HTTPChaos); DNS faults break name resolution for the callers of a service.",
         "- Recovery labels follow one named policy (see each record's `policy`); other "
         "reasonable recoveries may be labelled invalid. Live replay can check them.",
-        "- The Hugging Face configs are one per table (`incidents`, `logs`, `events`, "
-        "`metrics`, `state`, each a single `test` split) because the tables differ in format "
-        "and columns; `load_dataset` loads one table at a time, so join them on "
-        "`incident_id` yourself (`r2act.datasets.load` reads every table of a view at once).",
+        "- The Hugging Face configs are one per table (each a single `test` split) because "
+        "the tables differ in columns; `load_dataset` loads one table at a time, so join "
+        "them on `case_id` yourself (`r2act.datasets.load` reads every table of a view at "
+        "once).",
         "- Incidents without an observable effect or a verified recovery are left out, which "
         "under-represents subtle faults (see audit_trail.jsonl).",
         "- Incident ids follow the `<system>_<service>_<fault>_<intensity>_rNN` convention and "
-        "therefore name the root cause: a method must treat them as opaque keys.",
+        "therefore name the root cause: they appear only under `answers/`.",
         "",
         EMBED_START + json.dumps(comp.model_dump(mode="json"), sort_keys=True) + EMBED_END,
         "",

@@ -1,8 +1,9 @@
 """``croissant.json``: Croissant 1.0 (JSON-LD) metadata describing the files and fields.
 
-Each data file is a ``cr:FileObject`` with its SHA-256; each table is a ``cr:RecordSet``
-whose fields say where their values come from (a Parquet column or a JSONPath into a JSON
-line). Generated from ``layout`` so it cannot drift from what the builder writes.
+Each table is a ``cr:FileObject`` (Parquet) with its SHA-256 and a ``cr:RecordSet`` with
+one field per column (JSON columns are text; the gold plan's operation and target are also
+fields of their own, read by JSONPath). Method-visible tables and answers are told apart
+in every description. Generated from ``layout`` so it cannot drift from the builder.
 """
 
 from __future__ import annotations
@@ -56,29 +57,37 @@ CONTEXT: Final[dict[str, Any]] = {
 """The Croissant 1.0 JSON-LD context."""
 
 _TYPES: Final = {"string": "sc:Text", "double": "sc:Float", "int64": "sc:Integer"}
-_JSONL: Final = "application/jsonlines"
 _PARQUET: Final = "application/x-parquet"
-
-_RECORD_FIELDS: Final = (
-    ("incident_id", "incident_id", None, "sc:Text", "Stable incident id."),
-    ("service", "labels", "service", "sc:Text", "Root-cause service (label)."),
-    ("fault_type", "labels", "fault_type", "sc:Text", "Root-cause fault type (label)."),
-    ("intensity", "labels", "intensity", "sc:Text", "Fault intensity."),
-    ("mechanism", "labels", "mechanism", "sc:Text", "Injection mechanism."),
-    ("gold_operation", "gold_plan", "operation", "sc:Text", "Operation of the gold plan."),
-    ("policy", "policy", None, "sc:Text", "Recovery-semantics policy of the labels."),
-    ("log_records", "observations", "log_records", "sc:Integer", "Log records of the incident."),
+_DESCRIPTIONS: Final = {
+    layout.CASES: "Method-visible: one row per case (fold, sizes, action space).",
+    layout.LOGS: "Method-visible: log lines, keyed by case_id and phase.",
+    layout.EVENTS: "Method-visible: Kubernetes events, keyed by case_id and phase.",
+    layout.METRICS: "Method-visible: metric samples, keyed by case_id and phase.",
+    layout.STATE: "Method-visible: cluster state at the end of each phase.",
+    layout.REQUESTS: "Method-visible: request series derived from the frontend log and "
+    "the load generator's stats.",
+    layout.INCIDENTS: "Answers (never shown to a method): labels, gold plan, valid and "
+    "invalid plans, fault, keyed by case_id and incident_id.",
+    layout.AUDIT_TRAIL: "Answers: incidents kept out of the main set, with their reasons.",
+    layout.ANNOTATIONS: "Answers: the collector's annotation of each incident.",
+    layout.CHAOS_OBJECTS: "Answers: the chaos object each incident injected.",
+    layout.CHAOS_STATUS: "Answers: the chaos object's status at the end of each phase.",
+    layout.CHAOS_EVENTS: "Answers: Kubernetes events about the chaos objects.",
+}
+_GOLD: Final = (
+    ("gold_operation", "$.operation", "Operation of the gold plan."),
+    ("gold_target", "$.target", "Target deployment of the gold plan (absent for no_action)."),
 )
 
 
-def _file(path: str, fmt: str, sha256: str, description: str) -> dict[str, Any]:
+def _file(path: str, sha256: str) -> dict[str, Any]:
     return {
         "@type": "cr:FileObject",
         "@id": path,
         "name": path,
-        "description": description,
+        "description": _DESCRIPTIONS[path],
         "contentUrl": path,
-        "encodingFormat": fmt,
+        "encodingFormat": _PARQUET,
         "sha256": sha256,
     }
 
@@ -107,73 +116,47 @@ def _field(
     }
 
 
+def record_set_name(path: str) -> str:
+    """The record set of a table: its stem, ``answers_`` + stem under answers/."""
+    stem = Path(path).stem
+    return stem if path in layout.VISIBLE_TABLES else f"answers_{stem}"
+
+
 def _table_set(path: str, schema: pa.Schema) -> dict[str, Any]:
-    name = Path(path).stem
-    return {
+    name = record_set_name(path)
+    fields = [
+        _field(
+            name,
+            f.name,
+            _TYPES[str(f.type)],
+            layout.FIELD_DOCS[f.name],
+            file_id=path,
+            column=f.name,
+        )
+        for f in schema
+    ]
+    if path == layout.INCIDENTS:
+        fields += [
+            _field(name, n, "sc:Text", d, file_id=path, column="gold_plan", json_path=p)
+            for n, p, d in _GOLD
+        ]
+    out: dict[str, Any] = {
         "@type": "cr:RecordSet",
         "@id": name,
         "name": name,
-        "description": f"Method-visible {name}, one row per item, keyed by incident_id and phase.",
-        "field": [
-            _field(
-                name,
-                f.name,
-                _TYPES[str(f.type)],
-                layout.FIELD_DOCS[f.name],
-                file_id=path,
-                column=f.name,
-            )
-            for f in schema
-        ],
+        "description": _DESCRIPTIONS[path],
+        "field": fields,
     }
+    if path in (layout.CASES, layout.INCIDENTS):
+        out["key"] = {"@id": f"{name}/case_id"}
+    return out
 
 
 def render_croissant(
     *, name: str, description: str, version: str, date: str, sha256: dict[str, str]
 ) -> dict[str, Any]:
-    """The metadata document; ``sha256`` maps each data file's relative path to its digest."""
-    files = [
-        _file(layout.INCIDENTS, _JSONL, sha256[layout.INCIDENTS], "Benchmark records."),
-        _file(layout.LOGS, _PARQUET, sha256[layout.LOGS], "Log lines."),
-        _file(layout.EVENTS, _PARQUET, sha256[layout.EVENTS], "Kubernetes events."),
-        _file(layout.METRICS, _PARQUET, sha256[layout.METRICS], "Metric samples."),
-        _file(layout.STATE, _JSONL, sha256[layout.STATE], "Cluster state per phase."),
-    ]
-    incidents = {
-        "@type": "cr:RecordSet",
-        "@id": "incidents",
-        "name": "incidents",
-        "description": "One quality-audited incident per record, with labels and plan sets.",
-        "key": {"@id": "incidents/incident_id"},
-        "field": [
-            _field("incidents", n, t, d, file_id=layout.INCIDENTS, column=c, json_path=p)
-            for n, c, p, t, d in _RECORD_FIELDS
-        ],
-    }
-    state = {
-        "@type": "cr:RecordSet",
-        "@id": "state",
-        "name": "state",
-        "description": "Deployments and pods at the end of each phase.",
-        "field": [
-            _field(
-                "state",
-                "incident_id",
-                "sc:Text",
-                layout.FIELD_DOCS["incident_id"],
-                file_id=layout.STATE,
-                column="incident_id",
-            ),
-            _field(
-                "state",
-                "phase",
-                "sc:Text",
-                layout.FIELD_DOCS["phase"],
-                file_id=layout.STATE,
-                column="phase",
-            ),
-        ],
-    }
+    """The metadata document; ``sha256`` maps each table's relative path to its digest."""
+    tables = [p for p in layout.TABLES if p in sha256]
     return {
         "@context": CONTEXT,
         "@type": "sc:Dataset",
@@ -185,10 +168,6 @@ def render_croissant(
         "datePublished": date,
         "citeAs": "R2Act: an action-level evaluation layer for microservice incident recovery.",
         "keywords": ["AIOps", "root cause analysis", "incident recovery", "Kubernetes"],
-        "distribution": files,
-        "recordSet": [
-            incidents,
-            *(_table_set(p, s) for p, s in layout.TABLES.items()),
-            state,
-        ],
+        "distribution": [_file(p, sha256[p]) for p in tables],
+        "recordSet": [_table_set(p, layout.TABLES[p]) for p in tables],
     }

@@ -3,7 +3,9 @@
 Within each cell (taken in sorted order) the ids are shuffled with one seeded generator and
 dealt, one by one, to the currently smallest fold (ties to the lowest index). A cell of
 three incidents therefore lands in three different folds, and fold sizes differ by at most
-one: every fold sees every cell it can, which is what per-cell metrics need.
+one: every fold sees every cell it can, which is what per-cell metrics need. A published
+``folds.json`` lists case ids (it is method-visible); each cell is spread over all folds,
+so membership says nothing about a case's label.
 """
 
 from __future__ import annotations
@@ -27,12 +29,19 @@ class Folds(BaseModel):
     k: int = Field(ge=2, description="Number of folds.")
     seed: int = Field(description="Seed of the shuffle within each cell.")
     stratify_by: list[str] = Field(description="Record fields that define a stratum.")
-    folds: list[list[str]] = Field(description="Incident ids per fold, sorted.")
+    folds: list[list[str]] = Field(
+        description="Case ids per fold, sorted (incident ids for records without case ids)."
+    )
 
 
 def cell_of(record: BenchmarkRecord) -> tuple[str, str]:
     """The stratum of a record: (root-cause service, fault type)."""
     return record.labels.service, record.labels.fault_type.value
+
+
+def key_of(record: BenchmarkRecord) -> str:
+    """The id a fold lists for ``record``: its case id once the dataset build set one."""
+    return record.case_id or record.incident_id
 
 
 def make_folds(
@@ -41,7 +50,7 @@ def make_folds(
     """Deal each cell's shuffled ids to the smallest fold."""
     cells: dict[tuple[str, str], list[str]] = defaultdict(list)
     for record in records:
-        cells[cell_of(record)].append(record.incident_id)
+        cells[cell_of(record)].append(key_of(record))
     rng = random.Random(seed)
     folds: list[list[str]] = [[] for _ in range(k)]
     for cell in sorted(cells):

@@ -2,13 +2,19 @@
 
 ::
 
-    README.md  croissant.json  incidents.jsonl  state.jsonl  folds.json  audit_trail.jsonl
-    observations/{logs,events,metrics}.parquet      method-visible, keyed by incident_id+phase
-    provenance/{annotations,chaos_objects,chaos_status,chaos_events}.jsonl   ground truth
-    schema/*.schema.json   figures/*.png   SHA256SUMS
+    README.md  croissant.json  folds.json  SHA256SUMS  schema/*.schema.json  figures/*.png
+    cases.parquet                                 method-visible: one row per case
+    observations/{logs,events,metrics,state,requests}.parquet
+                                                  method-visible, keyed by case_id + phase
+    answers/incidents.parquet  answers/key.json   the answers: incident id <-> case id, labels,
+    answers/audit_trail.parquet                   gold, valid and invalid plans, the fault;
+    answers/provenance/{annotations,chaos_objects,chaos_status,chaos_events}.parquet
 
-The Parquet schemas are explicit (never inferred) so a rebuild writes identical bytes and a
-reader in any language knows the column types without opening a file.
+Everything a method may read is keyed by an opaque case id (``ids``); everything that
+names or implies the answer lives under ``answers/``, which no view includes. Every table
+is Parquet (nested values as JSON strings), so one loader reads them all. The schemas are
+explicit (never inferred) so a rebuild writes identical bytes and a reader in any language
+knows the column types without opening a file.
 """
 
 from __future__ import annotations
@@ -17,68 +23,168 @@ from typing import Final, Literal
 
 import pyarrow as pa
 
-from r2act.quality_gate.rawstore import KEY_FIELDS, STAGED_LOG_SCHEMA
+from r2act.quality_gate.rawstore import LOG_SCHEMA
 
 README: Final = "README.md"
 CROISSANT: Final = "croissant.json"
-INCIDENTS: Final = "incidents.jsonl"
-STATE: Final = "state.jsonl"
 FOLDS: Final = "folds.json"
-AUDIT_TRAIL: Final = "audit_trail.jsonl"
 SHA256SUMS: Final = "SHA256SUMS"
+SCHEMA_DIR: Final = "schema"
+FIGURES_DIR: Final = "figures"
+CASES: Final = "cases.parquet"
 OBSERVATIONS: Final = "observations"
 LOGS: Final = "observations/logs.parquet"
 EVENTS: Final = "observations/events.parquet"
 METRICS: Final = "observations/metrics.parquet"
-PROVENANCE: Final = "provenance"
-ANNOTATIONS: Final = "provenance/annotations.jsonl"
-CHAOS_OBJECTS: Final = "provenance/chaos_objects.jsonl"
-CHAOS_STATUS: Final = "provenance/chaos_status.jsonl"
-CHAOS_EVENTS: Final = "provenance/chaos_events.jsonl"
-SCHEMA_DIR: Final = "schema"
-FIGURES_DIR: Final = "figures"
+STATE: Final = "observations/state.parquet"
+REQUESTS: Final = "observations/requests.parquet"
+ANSWERS: Final = "answers"
+INCIDENTS: Final = "answers/incidents.parquet"
+KEY: Final = "answers/key.json"
+AUDIT_TRAIL: Final = "answers/audit_trail.parquet"
+PROVENANCE: Final = "answers/provenance"
+ANNOTATIONS: Final = "answers/provenance/annotations.parquet"
+CHAOS_OBJECTS: Final = "answers/provenance/chaos_objects.parquet"
+CHAOS_STATUS: Final = "answers/provenance/chaos_status.parquet"
+CHAOS_EVENTS: Final = "answers/provenance/chaos_events.parquet"
 
 View = Literal["logs", "logs+events", "full"]
 VIEWS: Final[dict[str, tuple[str, ...]]] = {
-    "logs": (LOGS,),
-    "logs+events": (LOGS, EVENTS),
-    "full": (LOGS, EVENTS, METRICS, STATE),
+    "logs": (CASES, LOGS),
+    "logs+events": (CASES, LOGS, EVENTS),
+    "full": (CASES, LOGS, EVENTS, METRICS, STATE),
 }
-"""The paper's modality ablation: each view is a subset of one dataset's files."""
+"""The paper's modality ablation: each view is a subset of the method-visible tables."""
 
-_KEY = list(KEY_FIELDS)
-LOG_TABLE: Final = STAGED_LOG_SCHEMA
+METHOD_VISIBLE: Final = (CASES, LOGS, EVENTS, METRICS, STATE, FOLDS)
+"""Everything a method may read; nothing under ``answers/``."""
+
+
+def _s(name: str) -> pa.Field:
+    return pa.field(name, pa.string(), nullable=False)
+
+
+def _f(name: str) -> pa.Field:
+    return pa.field(name, pa.float64(), nullable=False)
+
+
+def _i(name: str) -> pa.Field:
+    return pa.field(name, pa.int64(), nullable=False)
+
+
+_KEY = [_s("case_id"), _s("phase")]
+CASE_TABLE: Final = pa.schema(
+    [
+        _s("case_id"),
+        _i("fold"),
+        _s("system"),
+        _s("target_kind"),
+        _s("phases"),
+        _i("log_records"),
+        _i("event_records"),
+        _i("metric_samples"),
+        _s("services_logging"),
+        _s("action_space"),
+    ]
+)
+LOG_TABLE: Final = pa.schema([*_KEY, *LOG_SCHEMA])
 EVENT_TABLE: Final = pa.schema(
     [
         *_KEY,
-        pa.field("ts", pa.float64(), nullable=False),
-        pa.field("type", pa.string(), nullable=False),
-        pa.field("reason", pa.string(), nullable=False),
-        pa.field("object_kind", pa.string(), nullable=False),
-        pa.field("object_name", pa.string(), nullable=False),
-        pa.field("message", pa.string(), nullable=False),
-        pa.field("count", pa.int64(), nullable=False),
-        pa.field("source", pa.string(), nullable=False),
+        _f("ts"),
+        _s("type"),
+        _s("reason"),
+        _s("object_kind"),
+        _s("object_name"),
+        _s("message"),
+        _i("count"),
+        _s("source"),
     ]
 )
-METRIC_TABLE: Final = pa.schema(
+METRIC_TABLE: Final = pa.schema([*_KEY, _f("ts"), _s("query"), _s("labels"), _f("value")])
+STATE_TABLE: Final = pa.schema([*_KEY, _s("state")])
+REQUEST_TABLE: Final = pa.schema(
     [
         *_KEY,
-        pa.field("ts", pa.float64(), nullable=False),
-        pa.field("query", pa.string(), nullable=False),
-        pa.field("labels", pa.string(), nullable=False),
-        pa.field("value", pa.float64(), nullable=False),
+        _f("ts"),
+        _s("source"),
+        _s("service"),
+        _s("route"),
+        _f("requests_per_s"),
+        _f("error_ratio"),
+        pa.field("latency_p50_ms", pa.float64()),
+        pa.field("latency_p95_ms", pa.float64()),
+        pa.field("latency_p99_ms", pa.float64()),
     ]
 )
-TABLES: Final[dict[str, pa.Schema]] = {LOGS: LOG_TABLE, EVENTS: EVENT_TABLE, METRICS: METRIC_TABLE}
+INCIDENT_TABLE: Final = pa.schema(
+    [
+        _s("case_id"),
+        _s("incident_id"),
+        _s("service"),
+        _s("fault_type"),
+        _s("intensity"),
+        _s("mechanism"),
+        _s("policy"),
+        _s("gold_plan"),
+        _s("valid_plans"),
+        _s("invalid_plans"),
+        _s("fault"),
+        _s("record"),
+    ]
+)
+TRAIL_TABLE: Final = pa.schema([_s("incident_id"), _s("group"), _s("reasons"), _s("verdict")])
+PROVENANCE_TABLE: Final = pa.schema([_s("incident_id"), _s("phase"), _s("data")])
+
+VISIBLE_TABLES: Final[dict[str, pa.Schema]] = {
+    CASES: CASE_TABLE,
+    LOGS: LOG_TABLE,
+    EVENTS: EVENT_TABLE,
+    METRICS: METRIC_TABLE,
+    STATE: STATE_TABLE,
+}
+ANSWER_TABLES: Final[dict[str, pa.Schema]] = {
+    INCIDENTS: INCIDENT_TABLE,
+    AUDIT_TRAIL: TRAIL_TABLE,
+    ANNOTATIONS: PROVENANCE_TABLE,
+    CHAOS_OBJECTS: PROVENANCE_TABLE,
+    CHAOS_STATUS: PROVENANCE_TABLE,
+    CHAOS_EVENTS: PROVENANCE_TABLE,
+}
+TABLES: Final[dict[str, pa.Schema]] = {**VISIBLE_TABLES, **ANSWER_TABLES}
+"""Every table of the dataset, method-visible ones first."""
+
+OBSERVATION_TABLES: Final = (LOGS, EVENTS, METRICS)
+"""Tables whose per-case row counts the records state (``ObservationRefs``)."""
+
+CATEGORICAL: Final[dict[str, tuple[str, ...]]] = {
+    LOGS: ("case_id", "phase", "pod", "container", "service"),
+    EVENTS: ("case_id", "phase", "type", "reason", "object_kind", "object_name", "source"),
+    METRICS: ("case_id", "phase", "query"),
+    STATE: ("case_id", "phase"),
+    REQUESTS: ("case_id", "phase", "source", "service", "route"),
+}
+"""Low-cardinality columns ``load`` reads as pandas categoricals (memory, issue 15 item 6)."""
 
 FIELD_DOCS: Final[dict[str, str]] = {
-    "incident_id": "Incident id; joins with incidents.jsonl.",
+    "case_id": "Opaque case id (HMAC of the incident id with the dataset's salt); joins the "
+    "method-visible tables.",
+    "incident_id": "Incident id; it names the root cause, so it appears only under answers/.",
     "phase": "Collection phase: pre, during or post.",
+    "fold": "Cross-validation fold (0-based) of the case; the same as folds.json.",
+    "system": "System under test (its topology is in r2act.systems).",
+    "target_kind": "Where it ran: sim (r2act's simulator) or kubernetes.",
+    "phases": "Phases collected, as a JSON list.",
+    "log_records": "Log records over all phases.",
+    "event_records": "Method-visible Kubernetes events over all phases.",
+    "metric_samples": "Metric samples over all phases.",
+    "services_logging": "Services with at least one log record, as a JSON list.",
+    "action_space": "The admissible plans as JSON (an ActionSpace). The same for every "
+    "case of one system, so it carries no answer.",
     "ts": "Seconds since the epoch (UTC).",
     "pod": "Pod name.",
     "container": "Container name.",
-    "service": "The pod's app label.",
+    "service": "The pod's app label (requests: the called service).",
     "line": "The raw log line in the service's own format.",
     "type": "Event type: Normal or Warning.",
     "reason": "Machine-readable event reason.",
@@ -86,9 +192,29 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "object_name": "Name of the involved object.",
     "message": "Human-readable event message.",
     "count": "How many times the event happened.",
-    "source": "Component that reported the event.",
+    "source": "Component that reported the event (requests: the log or stats it was derived from).",
     "query": "Name of the campaign metric query.",
     "labels": "Series labels as JSON with sorted keys.",
     "value": "Sample value.",
+    "state": "Deployments and pods at the end of the phase, as JSON (a ClusterState).",
+    "route": "Request route 'METHOD /path' (requests), '*' for all routes.",
+    "requests_per_s": "Requests completed per second in the step ending at ts.",
+    "error_ratio": "Share of those requests that failed (HTTP status >= 500 or a failure).",
+    "latency_p50_ms": "Median latency in ms (null when no request completed).",
+    "latency_p95_ms": "95th-percentile latency in ms (null when no request completed).",
+    "latency_p99_ms": "99th-percentile latency in ms (null when no request completed).",
+    "fault_type": "Root-cause fault type (label).",
+    "intensity": "Fault intensity.",
+    "mechanism": "Injection mechanism.",
+    "policy": "Recovery-semantics policy the plans were labelled under.",
+    "gold_plan": "The canonical valid plan as JSON (operation, target and parameters).",
+    "valid_plans": "P+: valid plan patterns as a JSON list.",
+    "invalid_plans": "P-: tagged invalid plans as a JSON list.",
+    "fault": "The injected fault as JSON (a FaultSpec).",
+    "record": "The whole BenchmarkRecord as JSON (what r2act.datasets.load_records reads).",
+    "group": "Audit group: warning, failed or pilot.",
+    "reasons": "Problem codes that kept the incident out, as a JSON list.",
+    "verdict": "The whole audit verdict as JSON.",
+    "data": "The provenance item as JSON.",
 }
-"""One sentence per observation column, for the card, the schemas and Croissant."""
+"""One sentence per column, for the card, the schemas and Croissant."""

@@ -1,7 +1,12 @@
-"""``r2act.datasets.load``: typed records plus pandas DataFrames of one view.
+"""``r2act.datasets.load``: the method-visible tables of one view; ``load_records``: the answers.
 
-A method gets exactly the modalities of its view (the paper's ablation) and never the
-provenance files, so reading ground truth by accident takes a deliberate detour.
+A method gets exactly the modalities of its view (the paper's ablation), keyed by opaque
+case ids, and never anything under ``answers/``: reading ground truth takes the deliberate
+call ``load_records`` (scorers, replay, supervised training on labelled folds).
+
+Memory: low-cardinality columns (keys, pod, service, query, ...) are read as pandas
+categoricals and free text as Arrow-backed strings, so the paper-scale ``full`` view fits
+in a few GiB instead of one Python object per cell (``bench/load.py`` measures it).
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import pandas as pd
 import pyarrow as pa
@@ -17,99 +23,124 @@ import pyarrow.parquet as pq
 
 from r2act.datasets import layout
 from r2act.datasets.folds import Folds
+from r2act.datasets.tables import read_records
 from r2act.errors import DataError
 from r2act.schema import BenchmarkRecord
 
 
 @dataclass
 class Dataset:
-    """One view of a published dataset."""
+    """One view of a published dataset: what a method may read, keyed by case id."""
 
     root: Path
     view: str
-    records: list[BenchmarkRecord]
+    cases: pd.DataFrame
     logs: pd.DataFrame
     events: pd.DataFrame | None = None
     metrics: pd.DataFrame | None = None
     state: pd.DataFrame | None = None
     folds: list[list[str]] = field(default_factory=list)
 
-    def record(self, incident_id: str) -> BenchmarkRecord:
-        """The record with ``incident_id``; KeyError when absent."""
-        for record in self.records:
-            if record.incident_id == incident_id:
-                return record
-        raise KeyError(incident_id)
+
+def _strings(dtype: pa.DataType) -> pd.StringDtype[Literal["pyarrow"]] | None:
+    """Arrow-backed pandas strings: the text stays in Arrow buffers, not Python objects."""
+    return pd.StringDtype("pyarrow") if dtype == pa.string() else None
 
 
-def _table(root: Path, name: str, ids: list[str] | None) -> pd.DataFrame:
-    wanted = None if ids is None else pc.field("incident_id").isin(pa.array(ids, pa.string()))
-    frame: pd.DataFrame = pq.read_table(root / name, filters=wanted).to_pandas()
+def read_table(root: Path | str, name: str, cases: list[str] | None = None) -> pd.DataFrame:
+    """One method-visible table as a DataFrame, optionally only the rows of ``cases``."""
+    root = Path(root)
+    wanted = None if cases is None else pc.field("case_id").isin(pa.array(cases, pa.string()))
+    table = pq.read_table(
+        root / name, filters=wanted, read_dictionary=list(layout.CATEGORICAL.get(name, ()))
+    )
+    frame: pd.DataFrame = table.to_pandas(types_mapper=_strings)
     return frame
 
 
-def _state(root: Path, ids: set[str] | None) -> pd.DataFrame:
-    rows = []
-    for line in (root / layout.STATE).read_text("utf-8").splitlines():
-        row = json.loads(line)
-        if ids is None or row["incident_id"] in ids:
-            rows.append(
-                {"incident_id": row["incident_id"], "phase": row["phase"], "state": row["data"]}
-            )
-    return pd.DataFrame(rows, columns=["incident_id", "phase", "state"])
-
-
 def load_records(root: Path | str) -> list[BenchmarkRecord]:
-    """Only the typed records of a dataset (no observations): cheap, for scoring and replay."""
+    """The answers: every typed record (labels, gold, plan sets, case id), in incident-id order.
+
+    Cheap (no observations): for scoring, replay and training on labelled folds. Never
+    hand these to a method under test.
+    """
     path = Path(root) / layout.INCIDENTS
     try:
-        lines = path.read_text("utf-8").splitlines()
-        return [BenchmarkRecord.model_validate_json(line) for line in lines if line]
-    except (OSError, ValueError) as exc:
-        first = str(exc).splitlines()[0]
+        return read_records(path)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
         raise DataError(
             f"{path}: unreadable records: {first} (run `r2act dataset validate`)"
         ) from exc
 
 
-def load(root: Path | str, view: str = "full", incidents: list[str] | None = None) -> Dataset:
-    """Records and the observations of ``view`` ('logs', 'logs+events' or 'full').
+def _case_ids(root: Path, wanted: list[str]) -> list[str]:
+    """The case ids of ``wanted`` (case or incident ids); DataError naming unknown ones."""
+    path = root / layout.INCIDENTS
+    try:
+        table = pq.read_table(path, columns=["case_id", "incident_id"])
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise DataError(f"{path}: unreadable ({exc}); run `r2act dataset validate`") from exc
+    known: dict[str, str] = {}
+    for case, incident in zip(
+        table.column("case_id").to_pylist(), table.column("incident_id").to_pylist(), strict=True
+    ):
+        known[case] = known[incident] = case
+    unknown = sorted(set(wanted) - set(known))
+    if unknown:
+        raise DataError(
+            f"{root}: {len(unknown)} id(s) not in the dataset: "
+            f"{', '.join(unknown[:3])}{', ...' if len(unknown) > 3 else ''}"
+        )
+    return sorted({known[w] for w in wanted})
 
-    Every view includes the logs, and without ``incidents`` all of them are read into
-    memory at once: a paper-scale dataset (about 11 million log lines) needs about 6 GiB.
-    ``incidents`` restricts everything to those ids (observations are filtered while
-    reading, so a few incidents of a large dataset load quickly); an id the dataset does
-    not have is a DataError. For a pass over every incident with one incident's
-    observations in memory, use ``r2act.baselines.DatasetReader(root, view).cases()``.
+
+def load(root: Path | str, view: str = "full", incidents: list[str] | None = None) -> Dataset:
+    """The method-visible tables of ``view`` ('logs', 'logs+events' or 'full').
+
+    Without ``incidents`` every row of the view is read into memory at once (the
+    paper-scale ``full`` view takes a few GiB). ``incidents`` restricts every table to those
+    cases (case ids or incident ids; filtered while reading, so a few cases of a large
+    dataset load quickly); an id the dataset does not have is a DataError. For a pass over
+    every case with one case's observations in memory, use
+    ``r2act.baselines.DatasetReader(root, view).cases()``.
     """
     root = Path(root)
     if view not in layout.VIEWS:
         raise DataError(f"view {view!r}: unknown (use one of {', '.join(layout.VIEWS)})")
-    records = load_records(root)
     try:
         folds = Folds.model_validate_json((root / layout.FOLDS).read_bytes()).folds
     except (OSError, ValueError) as exc:
         raise DataError(
             f"{root}: not a readable r2act dataset ({exc}); run `r2act dataset validate`"
         ) from exc
-    wanted = set(incidents) if incidents is not None else None
-    if wanted is not None:
-        unknown = sorted(wanted - {r.incident_id for r in records})
-        if unknown:
-            raise DataError(
-                f"{root}: {len(unknown)} incident id(s) not in the dataset: "
-                f"{', '.join(unknown[:3])}{', ...' if len(unknown) > 3 else ''}"
-            )
-        records = [r for r in records if r.incident_id in wanted]
-    ids = sorted(wanted) if wanted is not None else None
+    cases = None if incidents is None else _case_ids(root, incidents)
     files = layout.VIEWS[view]
-    return Dataset(
-        root=root,
-        view=view,
-        records=records,
-        logs=_table(root, layout.LOGS, ids),
-        events=_table(root, layout.EVENTS, ids) if layout.EVENTS in files else None,
-        metrics=_table(root, layout.METRICS, ids) if layout.METRICS in files else None,
-        state=_state(root, wanted) if layout.STATE in files else None,
-        folds=folds,
-    )
+    try:
+        return Dataset(
+            root=root,
+            view=view,
+            cases=read_table(root, layout.CASES, cases),
+            logs=read_table(root, layout.LOGS, cases),
+            events=read_table(root, layout.EVENTS, cases) if layout.EVENTS in files else None,
+            metrics=read_table(root, layout.METRICS, cases) if layout.METRICS in files else None,
+            state=read_table(root, layout.STATE, cases) if layout.STATE in files else None,
+            folds=folds,
+        )
+    except (OSError, pa.ArrowException) as exc:
+        raise DataError(
+            f"{root}: unreadable tables ({type(exc).__name__}: {exc}); "
+            f"run `r2act dataset validate {root}`"
+        ) from exc
+
+
+def key(root: Path | str) -> dict[str, str]:
+    """``answers/key.json``: the salt and how case ids are derived from it."""
+    path = Path(root) / layout.KEY
+    try:
+        document = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{path}: unreadable ({exc}); run `r2act dataset validate`") from exc
+    if not isinstance(document, dict) or not isinstance(document.get("salt"), str):
+        raise DataError(f"{path}: no salt (run `r2act dataset validate`)")
+    return {str(k): str(v) for k, v in document.items()}

@@ -1,10 +1,11 @@
-"""Turn one main incident's raw files into dataset rows: visible tables and provenance lines.
+"""Turn one main incident's raw files into dataset rows: visible tables and provenance rows.
 
-Method-visible rows (logs, events not about chaos objects, metrics, state) get the
-``incident_id`` and ``phase`` keys; chaos objects, their status and their events become
-provenance lines. The split uses ``quality_gate.provenance`` so it is the same line the
-gate checked for leaks. ``read_incident`` is what worker processes run; it returns Arrow
-tables (cheap to pickle) and short JSON lines, never Python objects per log line.
+Method-visible rows (logs, events not about chaos objects, metrics, state) get the opaque
+``case_id`` and ``phase`` keys; chaos objects, their status and their events become
+provenance rows keyed by the incident id (they live under ``answers/``). The split uses
+``quality_gate.provenance`` so it is the same line the gate checked for leaks.
+``read_incident`` returns Arrow tables and short JSON strings, never Python objects per
+log line.
 """
 
 from __future__ import annotations
@@ -18,17 +19,35 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import BaseModel
 
-from r2act.datasets.layout import EVENT_TABLE, LOG_TABLE, METRIC_TABLE
+from r2act.datasets import layout
+from r2act.datasets.layout import (
+    EVENT_TABLE,
+    LOG_TABLE,
+    METRIC_TABLE,
+    PROVENANCE_TABLE,
+    STATE_TABLE,
+)
 from r2act.quality_gate import rawstore
 from r2act.quality_gate.provenance import is_provenance_event
-from r2act.quality_gate.rawstore import RawIncident, keyed
+from r2act.quality_gate.rawstore import LOG_SCHEMA, RawIncident
 from r2act.schema import PHASES
 
 
-def line(keys: dict[str, str], payload: BaseModel | dict[str, Any]) -> str:
-    """One provenance/state JSON line: the keys plus the payload under ``data``."""
+def as_json(payload: BaseModel | dict[str, Any] | list[Any]) -> str:
+    """Compact JSON with sorted keys: the form of every JSON column (stable bytes)."""
     data = payload.model_dump(mode="json") if isinstance(payload, BaseModel) else payload
-    return json.dumps({**keys, "data": data}, sort_keys=True, separators=(",", ":"))
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def keyed(table: pa.Table, schema: pa.Schema, case_id: str, phase: str) -> pa.Table:
+    """``table``'s columns of ``schema`` with constant ``case_id`` and ``phase`` keys."""
+    n = table.num_rows
+    keys = {
+        "case_id": pa.repeat(pa.scalar(case_id, pa.string()), n),
+        "phase": pa.repeat(pa.scalar(phase, pa.string()), n),
+    }
+    columns = [keys[f.name] if f.name in keys else table.column(f.name) for f in schema]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 @dataclass
@@ -36,61 +55,87 @@ class IncidentObservations:
     """Everything one incident contributes to the dataset."""
 
     incident_id: str
+    case_id: str
     logs: pa.Table
     events: pa.Table
     metrics: pa.Table
-    state: list[str] = field(default_factory=list)
-    annotation: str = ""
-    chaos_object: str = ""
-    chaos_status: list[str] = field(default_factory=list)
-    chaos_events: list[str] = field(default_factory=list)
+    state: pa.Table
+    provenance: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Provenance table name -> (phase, JSON) rows; phase is empty for incident-level items."""
+
+    def provenance_table(self, name: str) -> pa.Table:
+        """The rows of one provenance table, keyed by the incident id."""
+        rows = self.provenance.get(name, [])
+        return pa.Table.from_arrays(
+            [
+                pa.array([self.incident_id] * len(rows), pa.string()),
+                pa.array([p for p, _ in rows], pa.string()),
+                pa.array([d for _, d in rows], pa.string()),
+            ],
+            schema=PROVENANCE_TABLE,
+        )
 
 
-def read_incident(incident_dir: Path, staged_logs: Path | None = None) -> IncidentObservations:
+def read_incident(
+    incident_dir: Path, case_id: str, staged_logs: Path | None = None
+) -> IncidentObservations:
     """Read one raw incident the audit admitted; raises on unreadable data (it was checked).
 
-    Logs come from ``staged_logs`` (the gate's parsed copy) when that file exists, else
-    from the raw files.
+    Logs come from ``staged_logs`` (the gate's parsed copy, keyed by incident id) when that
+    file exists, else from the raw files; either way they are re-keyed by ``case_id``.
     """
     incident = RawIncident(incident_dir)
     ann = rawstore.read_annotation(incident)
-    iid = incident.id
-    logs, events, metrics = [], [], []
-    out = IncidentObservations(
-        iid, LOG_TABLE.empty_table(), EVENT_TABLE.empty_table(), METRIC_TABLE.empty_table()
-    )
-    keys = {"incident_id": iid}
-    annotation = ann.model_dump(mode="json", exclude={"chaos"})
-    out.annotation = line(keys, annotation)
-    out.chaos_object = line(keys, ann.chaos)
+    logs, events, metrics, states = [], [], [], []
+    status: list[tuple[str, str]] = []
+    chaos_events: list[tuple[str, str]] = []
+    staged = staged_logs is not None and staged_logs.is_file()
     for phase in PHASES:
         root = incident.root / phase
-        pkeys = {"incident_id": iid, "phase": phase}
-        if staged_logs is None or not staged_logs.is_file():
-            logs.append(keyed(rawstore.read_logs(root / rawstore.LOGS), LOG_TABLE, iid, phase))
+        if not staged:
+            logs.append(keyed(rawstore.read_logs(root / rawstore.LOGS), LOG_TABLE, case_id, phase))
         visible: list[dict[str, Any]] = []
         for event in rawstore.read_events(root / rawstore.EVENTS):
             if is_provenance_event(event, ann.chaos_name):
-                out.chaos_events.append(line(pkeys, event))
+                chaos_events.append((phase, as_json(event)))
             else:
                 visible.append(event.model_dump(mode="json"))
-        events.append(keyed(_event_table(visible), EVENT_TABLE, iid, phase))
+        events.append(keyed(_event_table(visible), EVENT_TABLE, case_id, phase))
         metrics.append(
-            keyed(rawstore.read_metrics(root / rawstore.METRICS), METRIC_TABLE, iid, phase)
+            keyed(rawstore.read_metrics(root / rawstore.METRICS), METRIC_TABLE, case_id, phase)
         )
-        out.state.append(line(pkeys, rawstore.read_state(root / rawstore.STATE)))
-        out.chaos_status.append(
-            line(pkeys, rawstore.read_chaos_status(root / rawstore.CHAOS_STATUS))
-        )
-    if staged_logs is not None and staged_logs.is_file():
-        logs = [pq.read_table(staged_logs).cast(LOG_TABLE)]
-    out.logs = pa.concat_tables(logs)
-    out.events = pa.concat_tables(events)
-    out.metrics = pa.concat_tables(metrics)
-    return out
+        state = as_json(rawstore.read_state(root / rawstore.STATE))
+        states.append(pa.table({"state": pa.array([state], pa.string())}))
+        states[-1] = keyed(states[-1], STATE_TABLE, case_id, phase)
+        status.append((phase, as_json(rawstore.read_chaos_status(root / rawstore.CHAOS_STATUS))))
+    if staged:
+        assert staged_logs is not None
+        table = pq.read_table(staged_logs)
+        phases = table.column("phase")
+        logs = [
+            pa.Table.from_arrays(
+                [pa.repeat(pa.scalar(case_id, pa.string()), table.num_rows), phases]
+                + [table.column(f.name) for f in LOG_SCHEMA],
+                schema=LOG_TABLE,
+            )
+        ]
+    return IncidentObservations(
+        incident_id=incident.id,
+        case_id=case_id,
+        logs=pa.concat_tables(logs),
+        events=pa.concat_tables(events),
+        metrics=pa.concat_tables(metrics),
+        state=pa.concat_tables(states),
+        provenance={
+            layout.ANNOTATIONS: [("", as_json(ann.model_dump(mode="json", exclude={"chaos"})))],
+            layout.CHAOS_OBJECTS: [("", as_json(ann.chaos))],
+            layout.CHAOS_STATUS: status,
+            layout.CHAOS_EVENTS: chaos_events,
+        },
+    )
 
 
 def _event_table(rows: list[dict[str, Any]]) -> pa.Table:
-    names = [f.name for f in EVENT_TABLE if f.name not in {"incident_id", "phase"}]
+    names = [f.name for f in EVENT_TABLE if f.name not in {"case_id", "phase"}]
     schema = pa.schema([EVENT_TABLE.field(n) for n in names])
     return pa.Table.from_pylist([{n: r[n] for n in names} for r in rows], schema=schema)

@@ -1,7 +1,7 @@
 """``schema/*.schema.json``: JSON Schemas generated from the models and the table schemas.
 
-Records, verdicts, folds, state and chaos status come from their pydantic models; the
-observation tables from their Arrow schemas. None is written by hand.
+Records, verdicts, folds, state and chaos status come from their pydantic models; every
+table's row from its Arrow schema. None is written by hand.
 """
 
 from __future__ import annotations
@@ -29,8 +29,13 @@ MODELS: dict[str, type[BaseModel]] = {
 _JSON_TYPES = {"string": "string", "double": "number", "int64": "integer"}
 
 
+def _type(f: pa.Field) -> str | list[str]:
+    kind = _JSON_TYPES[str(f.type)]
+    return [kind, "null"] if f.nullable else kind
+
+
 def table_schema(name: str, schema: pa.Schema) -> dict[str, Any]:
-    """A JSON Schema for one row of an observation table."""
+    """A JSON Schema for one row of a table."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"{name} row",
@@ -38,8 +43,7 @@ def table_schema(name: str, schema: pa.Schema) -> dict[str, Any]:
         "additionalProperties": False,
         "required": schema.names,
         "properties": {
-            f.name: {"type": _JSON_TYPES[str(f.type)], "description": layout.FIELD_DOCS[f.name]}
-            for f in schema
+            f.name: {"type": _type(f), "description": layout.FIELD_DOCS[f.name]} for f in schema
         },
     }
 
@@ -52,7 +56,9 @@ def write_schemas(directory: Path) -> list[str]:
     }
     for path, schema in layout.TABLES.items():
         name = Path(path).stem
-        documents[f"{name}_row"] = table_schema(name, schema)
+        if name not in {"annotations", "chaos_objects", "chaos_status", "chaos_events"}:
+            documents[f"{name}_row"] = table_schema(name, schema)
+    documents["provenance_row"] = table_schema("provenance", layout.PROVENANCE_TABLE)
     for name, document in sorted(documents.items()):
         text = json.dumps(document, indent=2, sort_keys=True) + "\n"
         (directory / f"{name}.schema.json").write_text(text, encoding="utf-8")

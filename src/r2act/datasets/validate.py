@@ -2,10 +2,12 @@
 
 Checks, each reported as a Problem naming the file: checksums (every file listed, present
 and matching; nothing unlisted), every record parses as a BenchmarkRecord, ids are unique,
-observations and state refer only to known records and hold exactly the rows each record
-claims, the folds partition the main set, the audit trail is disjoint from it, the card's
-embedded composition equals the one recomputed from the records (and its figures re-render
-to the same bytes when the matplotlib version matches), and Croissant's digests agree.
+the salt derives from the records and every case id is its HMAC, ``cases.parquet`` lists
+exactly the cases with their folds, observations and state refer only to known cases and
+hold exactly the rows each record claims, the folds partition the main set, the audit
+trail is disjoint from it, the card's embedded composition equals the one recomputed from
+the records (and its figures re-render to the same bytes when the matplotlib version
+matches), and Croissant's digests agree.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from r2act.datasets import figures, layout
+from r2act.datasets import figures, ids, layout
 from r2act.datasets.card import embedded_composition
 from r2act.datasets.checksums import dataset_files, read_sums, sha256_file
 from r2act.datasets.composition import compose
 from r2act.datasets.folds import Folds
-from r2act.quality_gate import Problem, Verdict
+from r2act.datasets.tables import read_trail
+from r2act.quality_gate import Problem
 from r2act.quality_gate.problems import error
 from r2act.schema import BenchmarkRecord
 
@@ -53,25 +56,65 @@ def _checksums(root: Path) -> list[Problem]:
     return problems
 
 
+def _same_columns(found: pa.Schema, expected: pa.Schema) -> bool:
+    """Same column names and types, in order (nullability is the writer's business)."""
+    return [(f.name, f.type) for f in found] == [(f.name, f.type) for f in expected]
+
+
 def _records(root: Path) -> tuple[list[BenchmarkRecord], list[Problem]]:
     path = root / layout.INCIDENTS
     if not path.is_file():
         return [], [error("FILE_MISSING", "no records", where=layout.INCIDENTS)]
+    table = pq.read_table(path)
+    if not _same_columns(table.schema, layout.INCIDENT_TABLE):
+        return [], [
+            error("SCHEMA_MISMATCH", "columns or types differ from layout", where=layout.INCIDENTS)
+        ]
     records, problems = [], []
-    for number, raw in enumerate(path.read_bytes().splitlines(), 1):
-        where = f"{layout.INCIDENTS}:{number}"
+    for number, row in enumerate(table.to_pylist(), 1):
+        where = f"{layout.INCIDENTS}:row {number}"
         try:
-            records.append(BenchmarkRecord.model_validate_json(raw.decode("utf-8")))
-        except UnicodeDecodeError as exc:
-            problems.append(error("RECORD_INVALID", f"not UTF-8 ({exc.reason})", where=where))
+            record = BenchmarkRecord.model_validate_json(row["record"])
         except ValidationError as exc:
             problems.append(error("RECORD_INVALID", _first_error(exc), where=where))
+            continue
+        if (record.incident_id, record.case_id) != (row["incident_id"], row["case_id"]):
+            problems.append(
+                error("RECORD_INVALID", "id columns differ from the record", where=where)
+            )
+        records.append(record)
     for incident, n in sorted(Counter(r.incident_id for r in records).items()):
         if n > 1:
             problems.append(
                 error("DUPLICATE_ID", f"{incident} appears {n} times", where=layout.INCIDENTS)
             )
     return records, problems
+
+
+def _key(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
+    """The salt re-derives from the records and every case id is its HMAC of the incident id."""
+    try:
+        document = json.loads((root / layout.KEY).read_text("utf-8"))
+        salt = str(document["salt"])
+        bytes.fromhex(salt)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return [error("KEY_INVALID", f"no readable salt ({type(exc).__name__})", where=layout.KEY)]
+    problems = []
+    if records and ids.derive_salt(records) != salt:
+        problems.append(
+            error("KEY_MISMATCH", "salt does not derive from the records", where=layout.KEY)
+        )
+    wrong = [r.incident_id for r in records if r.case_id != ids.case_id(salt, r.incident_id)]
+    if wrong:
+        problems.append(
+            error(
+                "CASE_ID_MISMATCH",
+                f"{len(wrong)} case id(s) are not the HMAC of their incident id: "
+                f"{', '.join(wrong[:3])}",
+                where=layout.INCIDENTS,
+            )
+        )
+    return problems
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -82,41 +125,45 @@ def _first_error(exc: ValidationError) -> str:
     return f"{more}{where + ': ' if where else ''}{first['msg']}"[:300]
 
 
+def _case_column(path: Path) -> pa.ChunkedArray:
+    return pq.read_table(path, columns=["case_id"]).column("case_id")
+
+
 def _observations(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
     problems: list[Problem] = []
-    ids = {r.incident_id for r in records}
+    cases = {str(r.case_id) for r in records}
     claimed = {
-        layout.LOGS: {r.incident_id: r.observations.log_records for r in records},
-        layout.EVENTS: {r.incident_id: r.observations.event_records for r in records},
-        layout.METRICS: {r.incident_id: r.observations.metric_samples for r in records},
+        layout.LOGS: {str(r.case_id): r.observations.log_records for r in records},
+        layout.EVENTS: {str(r.case_id): r.observations.event_records for r in records},
+        layout.METRICS: {str(r.case_id): r.observations.metric_samples for r in records},
     }
-    for name, schema in layout.TABLES.items():
+    for name in layout.OBSERVATION_TABLES:
         path = root / name
         if not path.is_file():
             problems.append(error("OBSERVATIONS_MISSING", "observation file is absent", where=name))
             continue
         try:
             found = pq.read_schema(path)
-            column = pq.read_table(path, columns=["incident_id"]).column("incident_id")
-        except (OSError, ValueError) as exc:
+            column = _case_column(path)
+        except (OSError, ValueError, pa.ArrowException) as exc:
             problems.append(error("OBSERVATIONS_UNREADABLE", str(exc)[:200], where=name))
             continue
-        if not found.equals(schema):
+        if not _same_columns(found, layout.TABLES[name]):
             problems.append(
                 error("SCHEMA_MISMATCH", "columns or types differ from layout", where=name)
             )
         counts = pc.value_counts(column)
         rows = {str(v["values"]): int(v["counts"]) for v in counts.to_pylist()}
-        for orphan in sorted(set(rows) - ids):
+        for orphan in sorted(set(rows) - cases):
             problems.append(
-                error("ORPHAN_OBSERVATIONS", f"rows for unknown id {orphan}", where=name)
+                error("ORPHAN_OBSERVATIONS", f"rows for unknown case {orphan}", where=name)
             )
-        for incident, expected in sorted(claimed[name].items()):
-            if rows.get(incident, 0) != expected:
+        for case, expected in sorted(claimed[name].items()):
+            if rows.get(case, 0) != expected:
                 problems.append(
                     error(
                         "OBSERVATION_COUNT_MISMATCH",
-                        f"{incident}: {rows.get(incident, 0)} rows, record says {expected}",
+                        f"{case}: {rows.get(case, 0)} rows, record says {expected}",
                         where=name,
                     )
                 )
@@ -127,16 +174,12 @@ def _state(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
     path = root / layout.STATE
     if not path.is_file():
         return [error("FILE_MISSING", "no state", where=layout.STATE)]
-    seen: set[tuple[str, str]] = set()
-    bad: list[Problem] = []
-    for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
-        try:
-            row = json.loads(line)
-            seen.add((str(row["incident_id"]), str(row["phase"])))
-        except (ValueError, KeyError, TypeError):
-            bad.append(error("STATE_INVALID", "not a state line", where=f"{layout.STATE}:{number}"))
-    wanted = {(r.incident_id, p) for r in records for p in r.observations.phases}
-    problems = bad + [
+    table = pq.read_table(path, columns=["case_id", "phase"])
+    seen = set(
+        zip(table.column("case_id").to_pylist(), table.column("phase").to_pylist(), strict=True)
+    )
+    wanted = {(str(r.case_id), p) for r in records for p in r.observations.phases}
+    problems = [
         error("ORPHAN_OBSERVATIONS", f"state for unknown {i}/{p}", where=layout.STATE)
         for i, p in sorted(seen - wanted)
     ]
@@ -147,22 +190,39 @@ def _state(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
     return problems
 
 
+def _cases(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
+    """``cases.parquet`` has one row per record, keyed by its case id, with its fold."""
+    table = pq.read_table(root / layout.CASES)
+    if not _same_columns(table.schema, layout.CASE_TABLE):
+        return [error("SCHEMA_MISMATCH", "columns or types differ from layout", where=layout.CASES)]
+    listed = table.column("case_id").to_pylist()
+    wanted = {str(r.case_id) for r in records}
+    if sorted(listed) != sorted(wanted):
+        return [error("CASES_MISMATCH", "case ids differ from the records", where=layout.CASES)]
+    folds = Folds.model_validate_json((root / layout.FOLDS).read_bytes())
+    fold_of = {c: k for k, members in enumerate(folds.folds) for c in members}
+    column = table.column("fold").to_pylist()
+    if any(fold_of.get(c) != k for c, k in zip(listed, column, strict=True)):
+        return [error("CASES_MISMATCH", "fold column differs from folds.json", where=layout.CASES)]
+    return []
+
+
 def _folds(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
     try:
         folds = Folds.model_validate_json((root / layout.FOLDS).read_bytes())
     except (OSError, ValueError) as exc:
         return [error("FOLDS_INVALID", str(exc).splitlines()[0], where=layout.FOLDS)]
     members = [i for fold in folds.folds for i in fold]
-    ids = {r.incident_id for r in records}
-    if len(members) != len(set(members)) or set(members) != ids or len(folds.folds) != folds.k:
+    cases = {str(r.case_id) for r in records}
+    if len(members) != len(set(members)) or set(members) != cases or len(folds.folds) != folds.k:
         return [
             error(
                 "FOLDS_NOT_PARTITION",
                 "folds do not partition the main set",
                 where=layout.FOLDS,
                 repeated=sorted(i for i, n in Counter(members).items() if n > 1)[:5],
-                missing=sorted(ids - set(members))[:5],
-                unknown=sorted(set(members) - ids)[:5],
+                missing=sorted(cases - set(members))[:5],
+                unknown=sorted(set(members) - cases)[:5],
             )
         ]
     return []
@@ -170,10 +230,10 @@ def _folds(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
 
 def _trail(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
     try:
-        lines = (root / layout.AUDIT_TRAIL).read_text("utf-8").splitlines()
-        trail = [Verdict.model_validate_json(line) for line in lines if line.strip()]
-    except (OSError, ValueError) as exc:
-        return [error("AUDIT_TRAIL_INVALID", str(exc).splitlines()[0], where=layout.AUDIT_TRAIL)]
+        trail = read_trail(root / layout.AUDIT_TRAIL)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        return [error("AUDIT_TRAIL_INVALID", first, where=layout.AUDIT_TRAIL)]
     overlap = {v.incident_id for v in trail} & {r.incident_id for r in records}
     return [
         error("AUDIT_TRAIL_OVERLAP", f"{i} is both main and in the trail", where=layout.AUDIT_TRAIL)
@@ -245,9 +305,21 @@ def validate(root: Path, *, quick: bool = False) -> list[Problem]:
     if not root.is_dir():
         return [error("DATASET_MISSING", "no such directory", where=str(root))]
     problems = _checksums(root)
-    records, record_problems = _records(root)
+    try:
+        records, record_problems = _records(root)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        records, record_problems = (
+            [],
+            [
+                error(
+                    "UNREADABLE", f"{type(exc).__name__}: {str(exc)[:200]}", where=layout.INCIDENTS
+                )
+            ],
+        )
     problems += record_problems
     checks: list[tuple[bool, str, Callable[[], list[Problem]]]] = [  # (slow, file, check)
+        (False, layout.KEY, lambda: _key(root, records)),
+        (False, layout.CASES, lambda: _cases(root, records)),
         (True, "observations/", lambda: _observations(root, records)),
         (False, layout.STATE, lambda: _state(root, records)),
         (False, layout.FOLDS, lambda: _folds(root, records)),

@@ -40,7 +40,7 @@ from r2act.evaluation.bootstrap import (
     replicate_means,
     resample_counts,
 )
-from r2act.evaluation.evaluate import strata_of, unique_names
+from r2act.evaluation.evaluate import resolve_ids, strata_of, unique_names
 from r2act.evaluation.integrity import check_file, identical_files
 from r2act.evaluation.metrics import RATE_METRICS, Estimate, MetricDef
 from r2act.evaluation.predictions import PredictionFile
@@ -125,6 +125,7 @@ def compare(
     """
     if not records:
         raise ValueError("compare needs at least one incident")
+    a, b = resolve_ids(a, records), resolve_ids(b, records)  # case ids -> incident ids
     table_a, table_b = score_file(records, a), score_file(records, b)
     keys = [m.key for m in RATE_METRICS]
     strata = _paired_strata(

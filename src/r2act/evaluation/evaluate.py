@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Sequence
 
+from r2act.datasets import ids
 from r2act.evaluation.bootstrap import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
@@ -61,8 +62,10 @@ def evaluate(
     """Score each file on ``records`` (the denominator) and report every metric with its CI.
 
     ``dataset_ids`` is every id of the dataset when ``records`` is one fold, so ids of other
-    folds are not reported as unknown.
+    folds are not reported as unknown. Predictions may be keyed by incident id or case id
+    (the records carry both); ``resolve_ids`` maps them before anything is scored.
     """
+    files = [resolve_ids(f, records) for f in files]
     population = [r.incident_id for r in records]
     known = set(dataset_ids) if dataset_ids is not None else set(population)
     counts = resample_counts(len(records), replicates, generator(seed))
@@ -89,6 +92,14 @@ def evaluate(
         methods=methods,
         warnings=_entries(identical_files(files, population)),
     )
+
+
+def resolve_ids(file: PredictionFile, records: Sequence[BenchmarkRecord]) -> PredictionFile:
+    """``file`` keyed by incident id, whichever id (case or incident) its lines used."""
+    aliases = ids.aliases(records)
+    if all(key in aliases and aliases[key] == key for key in file.predictions):
+        return file  # already keyed by incident id: nothing to map
+    return file.resolved(aliases)
 
 
 def _stratum_counts(

@@ -6,14 +6,20 @@ whatever the file holds), decodes each line as strict UTF-8, parses JSON with a 
 duplicate-key guard, and then reads the parts of a line independently:
 
 - ``incident_id`` must be a short string without control or path characters; otherwise
-  the line cannot be attributed to an incident and is dropped (counted).
+  the line cannot be attributed to an incident and is dropped (counted). It may hold the
+  incident id or the opaque case id a method sees (a line may say ``case_id`` instead);
+  :meth:`PredictionFile.resolved` maps both to incident ids before scoring.
 - ``rca`` and ``plan`` are parsed **separately**. A malformed plan makes the plan invalid
-  (it scores as an invalid, no-op plan) but a well-formed ``rca`` on the same line still
-  counts for RCA-S and RCA-T, and vice versa. A part is valid or invalid as a whole: an
-  ``rca`` with an extra or mistyped field is dropped entirely rather than half-read.
+  (it scores as an ``invalid_structure`` plan, not as a no-op: it was an attempt to act)
+  but a well-formed ``rca`` on the same line still counts for RCA-S and RCA-T, and vice
+  versa. An ``rca`` with a mistyped field is dropped entirely rather than half-read; extra
+  keys inside ``rca`` (e.g. ``confidence``) are ignored with a warning.
 - Unknown top-level keys are counted and ignored; they never invalidate the line, so a
   method that adds e.g. a ``confidence`` field is not penalised for it. Unknown keys
   *inside a plan* make the plan invalid: a plan has exactly its operation's fields.
+- :func:`read_predictions` refuses (DataError, exit 2) a file that is not a predictions
+  file at all: Parquet or gzip bytes, or no line with a ``plan`` or ``rca`` (CSV, YAML, the
+  dataset's own records, an empty file). Zeros for such a file would look like a score.
 - The first line for an incident wins; later lines for the same id are counted as
   duplicates and ignored.
 
@@ -25,14 +31,15 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Literal
 
 from pydantic import ValidationError
 
+from r2act.datasets import ids
 from r2act.errors import DataError
 from r2act.schema import PLAN_ADAPTER, Operation, RcaPrediction, RecoveryPlan
 
@@ -48,7 +55,7 @@ _UNSAFE = re.compile(
 )
 """Control, bidi-override, zero-width and lone-surrogate characters: never echoed raw."""
 _PATHLIKE = re.compile(r"[/\\]|\.\.")
-_KNOWN_KEYS = frozenset({"incident_id", "rca", "plan", "method", "evidence"})
+_KNOWN_KEYS = frozenset({"incident_id", "case_id", "rca", "plan", "method", "evidence"})
 
 
 class IssueKind(StrEnum):
@@ -62,6 +69,7 @@ class IssueKind(StrEnum):
     BAD_INCIDENT_ID = "bad_incident_id"
     UNSAFE_CHARACTERS = "unsafe_characters"
     EXTRA_FIELD = "extra_field"
+    RCA_EXTRA_FIELD = "rca_extra_field"
     BAD_RCA = "bad_rca"
     UNKNOWN_OPERATION = "unknown_operation"
     PLAN_MISSING_FIELD = "plan_missing_field"
@@ -101,6 +109,8 @@ class ParsedPrediction:
     raw_operation: str | None = None
     raw_target: str | None = None
     method: str | None = None
+    plan_issue: str | None = None
+    """For an invalid plan: the IssueKind value that made it invalid."""
 
     def key(self) -> str:
         """A canonical string of what is scored, to compare predictions across lines/files."""
@@ -119,6 +129,10 @@ class PredictionFile:
     counts: Counter[str] = field(default_factory=Counter)
     lines: int = 0
     duplicates: dict[str, list[int]] = field(default_factory=dict)
+    answering: int = 0
+    """Lines (attributable or not) that are JSON objects with a ``plan`` or ``rca`` key."""
+    record_like: int = 0
+    """Lines that look like a dataset record (``gold_plan``/``labels``), not a prediction."""
 
     @property
     def method(self) -> str:
@@ -127,6 +141,33 @@ class PredictionFile:
         if names:
             return names.most_common(1)[0][0]
         return Path(self.source).stem or self.source
+
+    def resolved(self, aliases: Mapping[str, str]) -> PredictionFile:
+        """This file with every key mapped through ``aliases`` (case id -> incident id).
+
+        A file may key some lines by case id and others by incident id: two lines that
+        name the same incident either way are duplicates (the first line wins), as if both
+        had used the same id. Unknown keys stay as they are (the integrity check names them).
+        """
+        out = PredictionFile(
+            self.source, lines=self.lines, answering=self.answering, record_like=self.record_like
+        )
+        out.issues = list(self.issues)
+        out.counts = Counter(self.counts)
+        for prediction in sorted(self.predictions.values(), key=lambda p: p.line):
+            incident = ids.resolve(prediction.incident_id, aliases)
+            first = out.predictions.get(incident)
+            if first is not None:
+                out.duplicates.setdefault(incident, [first.line]).append(prediction.line)
+                message = f"{incident} already given on line {first.line} (by its other id)"
+                _issue(out, prediction.line, IssueKind.DUPLICATE_ID, message)
+                continue
+            out.predictions[incident] = replace(prediction, incident_id=incident)
+        for key, lines in self.duplicates.items():
+            incident = ids.resolve(key, aliases)
+            merged = out.duplicates.setdefault(incident, [])
+            out.duplicates[incident] = sorted(set(merged) | set(lines))
+        return out
 
     def issue_counts(self) -> dict[str, int]:
         """Issues per kind (all of them, also those beyond ``MAX_KEPT_ISSUES``)."""
@@ -145,11 +186,25 @@ def safe_text(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_MAGIC = {b"PAR1": "a Parquet file", b"\x1f\x8b": "gzip-compressed", b"PK\x03\x04": "a zip file"}
+
+
 def read_predictions(path: Path) -> PredictionFile:
-    """Parse the predictions file at ``path``; DataError only when it cannot be opened."""
+    """Parse the predictions file at ``path``.
+
+    DataError when it cannot be opened or is not a predictions file at all (see module
+    doc); bad lines in a real predictions file are issues, never errors."""
     try:
         with path.open("rb") as stream:
-            return parse_stream(stream, source=str(path))
+            head = stream.read(4)
+            for magic, what in _MAGIC.items():
+                if head.startswith(magic):
+                    raise DataError(
+                        f"{path}: is {what}, not a predictions file (write JSON Lines: one "
+                        '{"incident_id": ..., "rca": ..., "plan": ...} object per line)'
+                    )
+            stream.seek(0)
+            parsed = parse_stream(stream, source=str(path))
     except FileNotFoundError:
         raise DataError(f"{path}: predictions file not found (check the path)") from None
     except IsADirectoryError:
@@ -158,6 +213,23 @@ def read_predictions(path: Path) -> PredictionFile:
         ) from None
     except PermissionError:
         raise DataError(f"{path}: cannot read predictions file (check its permissions)") from None
+    if parsed.answering == 0:
+        raise DataError(f"{path}: {_not_predictions(parsed)}")
+    return parsed
+
+
+def _not_predictions(parsed: PredictionFile) -> str:
+    """Why a file without a single ``plan`` or ``rca`` is refused, as one line."""
+    fix = 'write one {"incident_id": ..., "rca": ..., "plan": ...} object per line'
+    if parsed.record_like:
+        return f"looks like the dataset's own records, not predictions ({fix})"
+    if not parsed.lines or parsed.counts[IssueKind.EMPTY_FILE.value]:
+        return f"is empty: no predictions ({fix})"
+    if parsed.counts[IssueKind.MALFORMED_JSON.value] + parsed.counts[
+        IssueKind.NOT_AN_OBJECT.value
+    ] + parsed.counts[IssueKind.NOT_UTF8.value] >= max(parsed.lines - 1, 1):
+        return f"is not JSON Lines (CSV or YAML?); not a predictions file ({fix})"
+    return f"no line has a plan or rca; not a predictions file ({fix})"
 
 
 def parse_stream(stream: IO[bytes], source: str = "<stream>") -> PredictionFile:
@@ -232,7 +304,12 @@ def _parse_line(number: int, raw: bytes, result: PredictionFile) -> None:
 
 
 def _parse_object(number: int, value: dict[str, object], result: PredictionFile) -> None:
-    incident = _incident_id(number, value.get("incident_id"), result)
+    if "plan" in value or "rca" in value:
+        result.answering += 1
+    if "gold_plan" in value or "labels" in value:
+        result.record_like += 1
+    key = value.get("incident_id", value.get("case_id"))
+    incident = _incident_id(number, key, result)
     if incident is None:
         return
     extra = sorted(set(value) - _KNOWN_KEYS)
@@ -245,7 +322,7 @@ def _parse_object(number: int, value: dict[str, object], result: PredictionFile)
         _issue(result, number, IssueKind.DUPLICATE_ID, f"{incident} already given on line {first}")
         return
     rca = _rca(number, value.get("rca"), result)
-    plan, state, operation, target = _plan(number, value, result)
+    plan, state, operation, target, problem = _plan(number, value, result)
     result.predictions[incident] = ParsedPrediction(
         line=number,
         incident_id=incident,
@@ -255,6 +332,7 @@ def _parse_object(number: int, value: dict[str, object], result: PredictionFile)
         raw_operation=operation,
         raw_target=target,
         method=_method(number, value.get("method"), result),
+        plan_issue=problem,
     )
 
 
@@ -278,6 +356,12 @@ def _incident_id(number: int, value: object, result: PredictionFile) -> str | No
 def _rca(number: int, value: object, result: PredictionFile) -> RcaPrediction | None:
     if value is None:
         return None
+    if isinstance(value, dict):
+        extra = sorted(k for k in value if k not in RcaPrediction.model_fields)
+        if extra:
+            names = ", ".join(safe_text(k, 30) for k in extra[:5])
+            _issue(result, number, IssueKind.RCA_EXTRA_FIELD, f"rca: ignored field(s): {names}")
+            value = {k: v for k, v in value.items() if k in RcaPrediction.model_fields}
     try:
         rca = RcaPrediction.model_validate(value, strict=True)
     except ValidationError as error:
@@ -290,12 +374,12 @@ def _rca(number: int, value: object, result: PredictionFile) -> RcaPrediction | 
 
 def _plan(
     number: int, line: dict[str, object], result: PredictionFile
-) -> tuple[RecoveryPlan | None, PlanState, str | None, str | None]:
+) -> tuple[RecoveryPlan | None, PlanState, str | None, str | None, str | None]:
     if "plan" not in line:
-        return None, "absent", None, None
+        return None, "absent", None, None, None
     value = line["plan"]
     if value is None:
-        return None, "null", None, None
+        return None, "null", None, None, None
     operation = target = None
     if isinstance(value, dict):
         operation = _short_str(value.get("operation"))
@@ -309,8 +393,8 @@ def _plan(
             _issue(
                 result, number, IssueKind.UNSAFE_CHARACTERS, "plan target has control characters"
             )
-        return None, "invalid", operation, target
-    return plan, "typed", plan.operation, getattr(plan, "target", None)
+        return None, "invalid", operation, target, kind.value
+    return plan, "typed", plan.operation, getattr(plan, "target", None), None
 
 
 def _plan_issue_kind(value: object, error: ValidationError) -> IssueKind:

@@ -7,8 +7,10 @@ worst value of every indicator (0 on each success indicator, 1 on ``no_op``) and
 coverage, which is reported next to every number.
 
 Only a well-typed plan has an operation and a target the evaluator trusts: an unparsable
-plan scores 0 on Action Hit, Target Hit, Exact Match and validity, and counts as a no-op
-(it cannot be executed).
+plan (an extra key, a missing field, a bad value) scores 0 on Action Hit, Target Hit, Exact
+Match and validity. It is an ``invalid_structure`` error, not a no-op: the method tried to
+act, and counting the attempt as "did nothing" would hide a malformed plan among the
+abstentions.
 """
 
 from __future__ import annotations
@@ -87,9 +89,16 @@ def score_incident(
             and target == plan_target(record.gold_plan)
         ),
         valid=valid,
-        no_op=plan is None or isinstance(plan, NoAction),
+        no_op=_no_op(prediction),
         error=None if valid else classify(record, prediction, topology),
     )
+
+
+def _no_op(prediction: ParsedPrediction | None) -> bool:
+    """No action proposed: no line, no or a null plan, or ``no_action`` (not a bad plan)."""
+    if prediction is None or prediction.plan_state in ("absent", "null"):
+        return True
+    return isinstance(prediction.plan, NoAction)
 
 
 def _is_valid(record: BenchmarkRecord, plan: RecoveryPlan) -> bool:

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from r2act.schema.quantities import memory_bytes
+from r2act.schema.quantities import QUANTITY_PATTERN, memory_bytes
 
 ServiceName = Annotated[
     str,
@@ -42,11 +42,11 @@ Scope = Annotated[
 MemoryQuantity = Annotated[
     str,
     Field(
-        max_length=16,
-        description="A Kubernetes memory quantity such as '256Mi'.",
-        # For the JSON Schema only: Python checks with memory_bytes, whose message says how
-        # to write a quantity (a pydantic pattern would replace it with the regex).
-        json_schema_extra={"pattern": r"^0*[1-9][0-9]*(Ki|Mi|Gi|Ti|k|M|G|T)?$"},
+        max_length=32,
+        description="A Kubernetes memory quantity such as '256Mi' or '1.5Gi'.",
+        # For the JSON Schema only: Python checks with memory_bytes (the Kubernetes client's
+        # parser), whose message says how to write a quantity.
+        json_schema_extra={"pattern": QUANTITY_PATTERN},
     ),
 ]
 

@@ -1,36 +1,68 @@
-"""Kubernetes memory quantities, parsed the way the API server reads them.
+"""Kubernetes resource quantities, parsed by the Kubernetes client library itself.
 
-Plans carry limits as strings (``"256Mi"``) because that is what a user writes and what the
-API accepts; comparisons against bounds need bytes.
+Plans carry limits as strings (``"256Mi"``, ``"0.5Gi"``) because that is what a user writes
+and what the API accepts; comparisons against bounds need bytes. The grammar is the API
+server's (decimal fractions, binary and decimal suffixes, exponents), so the parsing is
+delegated to ``kubernetes.utils.parse_quantity`` rather than re-implemented: a plan the API
+server would accept is never rejected here. That module is the one import of ``kubernetes``
+outside ``cluster/`` (an exception in the import contracts): it is pure parsing and talks to
+no cluster. It is imported on first use because the client package takes about a second to
+import and most commands never parse a quantity.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal, InvalidOperation
+from functools import cache
+from typing import Final, Protocol
 
-_SUFFIX = {
-    "": 1,
-    "k": 10**3,
-    "M": 10**6,
-    "G": 10**9,
-    "T": 10**12,
-    "Ki": 2**10,
-    "Mi": 2**20,
-    "Gi": 2**30,
-    "Ti": 2**40,
-}
-_QUANTITY = re.compile(r"^([0-9]+)(Ki|Mi|Gi|Ti|k|M|G|T)?$")
+_GRAMMAR: Final = (
+    r"[+]?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
+    r"(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?"
+)
+_ZERO: Final = r"[+]?0*\.?0*([KMGTPE]i|[numkMGTPE]|[eE].*)?"
+_QUANTITY: Final = re.compile(_GRAMMAR)
+"""The Kubernetes quantity grammar (non-negative: a limit is never negative)."""
+QUANTITY_PATTERN: Final = rf"^(?!{_ZERO}$){_GRAMMAR}$"
+"""Positive quantities only (a zero limit is never a plan), for JSON Schemas; the value
+itself always comes from the client library's parser."""
+_HINT: Final = (
+    "write a Kubernetes quantity: a number with an optional suffix Ki, Mi, Gi, Ti, Pi, Ei, "
+    "k, M, G, T, P, E or an exponent (e.g. '256Mi', '0.5Gi', '1e9')"
+)
 
 
-def memory_bytes(quantity: str) -> int:
-    """Bytes in a memory quantity such as ``"256Mi"``; raises ValueError on anything else."""
-    match = _QUANTITY.fullmatch(quantity.strip()) if isinstance(quantity, str) else None
-    if match is None:
-        raise ValueError(
-            f"{quantity!r} is not a memory quantity; write an integer with an optional "
-            "suffix Ki, Mi, Gi, Ti, k, M, G or T (e.g. '256Mi')"
-        )
-    return int(match.group(1)) * _SUFFIX[match.group(2) or ""]
+class _Parser(Protocol):
+    def __call__(self, quantity: str) -> Decimal: ...
+
+
+@cache
+def _parser() -> _Parser:
+    from kubernetes.utils import parse_quantity
+
+    parser: _Parser = parse_quantity
+    return parser
+
+
+@cache
+def quantity(text: str) -> Decimal:
+    """The value of a quantity as the API server reads it; ValueError on anything else.
+
+    Cached: the simulator and the planners ask for the same few limits over and over."""
+    if not isinstance(text, str) or not _QUANTITY.fullmatch(text.strip()):
+        raise ValueError(f"{text!r} is not a quantity; {_HINT}")
+    try:
+        return Decimal(_parser()(text.strip()))
+    except (ValueError, InvalidOperation) as exc:
+        raise ValueError(f"{text!r} is not a quantity; {_HINT}") from exc
+
+
+def memory_bytes(text: str) -> int:
+    """Bytes in a memory quantity such as ``"256Mi"`` or ``"1.5Gi"`` (a fraction rounds up,
+    as the API server rounds memory to whole bytes); raises ValueError on anything else."""
+    return math.ceil(quantity(text))
 
 
 def format_mebibytes(n_bytes: int) -> str:
@@ -38,9 +70,6 @@ def format_mebibytes(n_bytes: int) -> str:
     return f"{-(-n_bytes // 2**20)}Mi"
 
 
-def cpu_millicores(quantity: str) -> int:
+def cpu_millicores(text: str) -> int:
     """Millicores in a CPU quantity such as ``"200m"`` or ``"1"``."""
-    text = quantity.strip()
-    if text.endswith("m"):
-        return int(text[:-1])
-    return round(float(text) * 1000)
+    return math.ceil(quantity(text) * 1000)

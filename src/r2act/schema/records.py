@@ -116,7 +116,15 @@ class BenchmarkRecord(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: Literal["1.0"] = Field(default="1.0", description="Record format version.")
-    incident_id: str = Field(description="Stable incident id.")
+    incident_id: str = Field(
+        description="Stable incident id (names the answer: never shown to a method)."
+    )
+    case_id: str | None = Field(
+        default=None,
+        pattern=r"^case-[0-9a-f]{12}$",
+        description="Opaque id a method sees for this incident; set by the dataset build "
+        "(HMAC of the incident id with the dataset's salt), None before it.",
+    )
     metadata: RecordMetadata = Field(description="Provenance of the incident.")
     fault: FaultSpec = Field(description="The injected fault (ground truth; not method-visible).")
     observations: ObservationRefs = Field(description="What a method may look at.")

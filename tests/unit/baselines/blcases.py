@@ -102,7 +102,7 @@ def case(
 ) -> Case:
     """One incident on Online Boutique with the given observations."""
     return Case(
-        incident_id="onlineboutique_cartservice_pod_failure_severe_r01",
+        case_id="case-0123456789ab",
         action_space=system_action_space(OB),
         topology=OB,
         logs=log_rows,

@@ -12,12 +12,26 @@ import pytest
 
 from r2act.baselines import BASELINES, DatasetReader, run_baseline
 from r2act.baselines import nb as nb_module
+from r2act.datasets import ids
 from r2act.errors import DataError, R2actError
 from r2act.schema import Prediction
 
 
 def _read(path: Path) -> list[Prediction]:
-    return [Prediction.model_validate_json(line) for line in path.read_text().splitlines()]
+    """The predictions, keyed by incident id whichever id (case or incident) a line used."""
+    lines = [Prediction.model_validate_json(line) for line in path.read_text().splitlines()]
+    return [
+        p.model_copy(update={"incident_id": _ALIASES.get(p.incident_id, p.incident_id)})
+        for p in lines
+    ]
+
+
+_ALIASES: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _aliases(smoke_dataset: Path) -> None:
+    _ALIASES.update(ids.aliases(DatasetReader(smoke_dataset).records))
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +100,9 @@ def test_majority_answers_each_fold_with_the_other_folds_majority(
     outputs: dict[str, Path], smoke_dataset: Path
 ) -> None:
     reader = DatasetReader(smoke_dataset)
-    fold_of = {i: k for k, ids in enumerate(reader.folds) for i in ids}
+    fold_of = {
+        _ALIASES[i]: k for k, members in enumerate(reader.folds) for i in members
+    }  # incident id -> fold
     for p in _read(outputs["majority"]):
         train = [r for r in reader.records if fold_of[r.incident_id] != fold_of[p.incident_id]]
         services = [r.labels.service for r in train]

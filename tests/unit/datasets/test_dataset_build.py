@@ -5,18 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from r2act.datasets import build_dataset, compose, load, make_folds, validate
+from r2act.datasets import build_dataset, compose, load, load_records, make_folds, validate
 from r2act.datasets.card import embedded_composition
 from r2act.schema import BenchmarkRecord
 
 
 def _records(root: Path) -> list[BenchmarkRecord]:
-    lines = (root / "incidents.jsonl").read_text().splitlines()
-    return [BenchmarkRecord.model_validate_json(line) for line in lines]
+    return load_records(root)
 
 
 def test_fresh_build_validates_clean(built: Path) -> None:
@@ -27,23 +27,30 @@ def test_layout_matches_the_design(built: Path) -> None:
     for name in (
         "README.md",
         "croissant.json",
-        "incidents.jsonl",
-        "state.jsonl",
+        "cases.parquet",
         "folds.json",
-        "audit_trail.jsonl",
         "SHA256SUMS",
         "observations/logs.parquet",
         "observations/events.parquet",
         "observations/metrics.parquet",
-        "provenance/chaos_events.jsonl",
-        "provenance/chaos_objects.jsonl",
+        "observations/state.parquet",
+        "answers/incidents.parquet",
+        "answers/key.json",
+        "answers/audit_trail.parquet",
+        "answers/provenance/chaos_events.parquet",
+        "answers/provenance/chaos_objects.parquet",
+        "answers/provenance/chaos_status.parquet",
+        "answers/provenance/annotations.parquet",
         "schema/benchmark_record.schema.json",
         "figures/cells.png",
     ):
         assert (built / name).is_file(), name
     assert len(_records(built)) == 13
-    trail = [json.loads(line) for line in (built / "audit_trail.jsonl").read_text().splitlines()]
-    assert sorted(v["group"] for v in trail) == ["failed", "failed", "warning"]
+    data = [p for p in built.rglob("*") if p.is_file() and p.parent.name != "figures"]
+    tables = [p for p in data if p.suffix not in {".md", ".json"} and p.name != "SHA256SUMS"]
+    assert all(p.suffix == ".parquet" for p in tables), tables  # every table is Parquet
+    trail = pq.read_table(built / "answers/audit_trail.parquet").column("group").to_pylist()
+    assert sorted(trail) == ["failed", "failed", "warning"]
 
 
 def test_rebuild_is_byte_identical(audited_run: Path, built: Path, tmp_path: Path) -> None:
@@ -64,24 +71,24 @@ def test_parallel_build_writes_the_same_bytes(
 def test_method_visible_events_never_mention_chaos(built: Path) -> None:
     events = pq.read_table(built / "observations/events.parquet").to_pylist()
     assert events and not any("Chaos" in e["object_kind"] for e in events)
-    provenance = (built / "provenance/chaos_events.jsonl").read_text()
-    assert "Chaos" in provenance
+    provenance = pq.read_table(built / "answers/provenance/chaos_events.parquet")
+    assert any("Chaos" in d for d in provenance.column("data").to_pylist())
 
 
-def test_observations_are_keyed_by_incident_and_phase(built: Path) -> None:
-    logs = pq.read_table(built / "observations/logs.parquet", columns=["incident_id", "phase"])
-    keys = set(zip(*(logs.column(c).to_pylist() for c in ("incident_id", "phase")), strict=True))
-    assert keys == {(r.incident_id, p) for r in _records(built) for p in ("pre", "during", "post")}
+def test_observations_are_keyed_by_case_and_phase(built: Path) -> None:
+    logs = pq.read_table(built / "observations/logs.parquet", columns=["case_id", "phase"])
+    keys = set(zip(*(logs.column(c).to_pylist() for c in ("case_id", "phase")), strict=True))
+    assert keys == {(r.case_id, p) for r in _records(built) for p in ("pre", "during", "post")}
 
 
 def test_folds_partition_the_main_set_and_spread_each_cell(built: Path) -> None:
     folds = json.loads((built / "folds.json").read_text())["folds"]
     members = [i for fold in folds for i in fold]
     records = _records(built)
-    assert sorted(members) == sorted(r.incident_id for r in records)
+    assert sorted(members) == sorted(str(r.case_id) for r in records)
     assert max(map(len, folds)) - min(map(len, folds)) <= 1
     for fold in folds:  # a cell of <= 5 incidents never has two in one fold
-        cells = [next(r for r in records if r.incident_id == i).labels for i in fold]
+        cells = [next(r for r in records if r.case_id == i).labels for i in fold]
         keys = [(c.service, c.fault_type) for c in cells]
         assert len(keys) == len(set(keys))
 
@@ -108,17 +115,16 @@ def test_every_hugging_face_config_is_loadable_one_format_one_schema_each(built:
     assert {"license", "task_categories", "size_categories", "configs"} <= header.keys()
     configs = {c["config_name"]: [f["path"] for f in c["data_files"]] for c in header["configs"]}
     assert [n for n, c in zip(configs, header["configs"], strict=True) if c.get("default")] == [
-        "incidents"
+        "cases"
     ]
     for name, paths in configs.items():
         assert all((built / path).is_file() for path in paths), name
-        assert len({Path(path).suffix for path in paths}) == 1, name
-        schemas = [pq.read_schema(built / p) for p in paths if p.endswith(".parquet")]
+        assert {Path(path).suffix for path in paths} == {".parquet"}, name
+        schemas = [pq.read_schema(built / p) for p in paths]
         assert all(s.equals(schemas[0]) for s in schemas), name
     listed = {path for paths in configs.values() for path in paths}
-    assert listed == {"incidents.jsonl", "state.jsonl"} | {
-        f"observations/{t}.parquet" for t in ("logs", "events", "metrics")
-    }
+    on_disk = {p.relative_to(built).as_posix() for p in built.rglob("*.parquet")}
+    assert listed == on_disk
     for view in ("`logs` = ", "`logs+events` = ", "`full` = "):
         assert view in card
 
@@ -128,30 +134,18 @@ def test_load_returns_only_the_views_modalities(built: Path) -> None:
     assert logs_only.events is None and logs_only.metrics is None and logs_only.state is None
     full = load(built, view="full")
     assert full.events is not None and full.metrics is not None and full.state is not None
-    assert len(full.logs) == sum(r.observations.log_records for r in full.records)
-    one = full.records[0].incident_id
+    records = _records(built)
+    assert len(full.logs) == sum(r.observations.log_records for r in records)
+    assert len(full.cases) == len(records) and "incident_id" not in full.cases.columns
+    one = str(records[0].case_id)
     subset = load(built, view="logs+events", incidents=[one])
-    assert set(subset.logs.incident_id) == {one} and len(subset.records) == 1
+    assert set(subset.logs.case_id) == {one} and list(subset.cases.case_id) == [one]
+    by_incident = load(built, view="logs", incidents=[records[0].incident_id])
+    assert set(by_incident.logs.case_id) == {one}  # either id selects the case
     nothing = load(built, view="full", incidents=[])
-    assert (
-        nothing.records == []
-        and nothing.logs.empty
-        and list(nothing.logs.columns)[:2]
-        == [
-            "incident_id",
-            "phase",
-        ]
-    )
-
-
-def test_croissant_metadata_is_valid_for_mlcroissant(built: Path) -> None:
-    mlc = pytest.importorskip("mlcroissant")
-    dataset = mlc.Dataset(jsonld=built / "croissant.json")
-    incidents = list(dataset.records("incidents"))
-    assert len(incidents) == 13
-    assert {r["incidents/incident_id"].decode() for r in incidents} == {
-        r.incident_id for r in _records(built)
-    }
+    assert nothing.cases.empty and nothing.logs.empty
+    assert list(nothing.logs.columns)[:2] == ["case_id", "phase"]
+    assert isinstance(full.logs.service.dtype, pd.CategoricalDtype)
 
 
 def test_staged_logs_and_raw_logs_build_the_same_dataset(
@@ -166,7 +160,7 @@ def test_staged_logs_and_raw_logs_build_the_same_dataset(
     assert len(staged) == 13  # one per main incident
     shutil.rmtree(run / "audit" / "logs")
     again = build_dataset(run, tmp_path / "from-raw", workers=1).out
-    for name in ("observations/logs.parquet", "incidents.jsonl", "state.jsonl"):
+    for name in ("observations/logs.parquet", "answers/incidents.parquet", "cases.parquet"):
         assert (again / name).read_bytes() == (built / name).read_bytes(), name
 
 

@@ -12,7 +12,7 @@ from r2act.errors import DataError
 
 
 def test_load_names_incident_ids_the_dataset_lacks(built: Path) -> None:
-    with pytest.raises(DataError, match="1 incident id\\(s\\) not in the dataset: no_such_id"):
+    with pytest.raises(DataError, match="1 id\\(s\\) not in the dataset: no_such_id"):
         load(built, view="logs", incidents=["no_such_id"])
 
 
@@ -25,6 +25,6 @@ def test_card_snippet_runs_and_warns_about_memory(built: Path) -> None:
     scope: dict[str, object] = {}
     exec(compile(code, "card-snippet", "exec"), scope)
     logs = scope["ds"].logs  # type: ignore[attr-defined]
-    records = scope["records"]
-    assert set(logs.incident_id) == {records[0].incident_id}  # type: ignore[index]
+    assert set(logs.case_id) == set(scope["one"])  # type: ignore[call-overload]
+    assert "incident_id" not in logs.columns
     assert "into memory" in section and "DatasetReader" in section

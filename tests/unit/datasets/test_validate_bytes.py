@@ -4,29 +4,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from r2act.datasets import validate
 
 
-def test_a_record_line_that_is_not_utf8_is_a_record_problem(dataset_copy: Path) -> None:
-    with (dataset_copy / "incidents.jsonl").open("ab") as stream:
-        stream.write(b"\xff\xfe\n")
-    problems = validate(dataset_copy, quick=True)
-    bad = [p for p in problems if p.code == "RECORD_INVALID"]
-    assert len(bad) == 1 and bad[0].where.startswith("incidents.jsonl:")
-    assert "not UTF-8" in bad[0].message
+def _set_record(root: Path, text: str) -> None:
+    path = root / "answers" / "incidents.parquet"
+    table = pq.read_table(path)
+    records = table.column("record").to_pylist()
+    records[0] = text
+    pq.write_table(table.set_column(11, "record", pa.array(records, pa.string())), path)
 
 
 def test_a_record_problem_is_one_line_without_pydantic_urls(dataset_copy: Path) -> None:
-    with (dataset_copy / "incidents.jsonl").open("a") as stream:
-        stream.write('{"schema_version": "1.0"}\n')
+    _set_record(dataset_copy, '{"schema_version": "1.0"}')
     (bad,) = [p for p in validate(dataset_copy, quick=True) if p.code == "RECORD_INVALID"]
+    assert bad.where == "answers/incidents.parquet:row 1"
     assert "\n" not in bad.line() and "errors.pydantic.dev" not in bad.line()
     assert "first: " in bad.message and "Field required" in bad.message
 
 
-@pytest.mark.parametrize("name", ["state.jsonl", "README.md"])
+@pytest.mark.parametrize("name", ["observations/state.parquet", "README.md"])
 def test_an_unreadable_file_is_named_in_its_problem(dataset_copy: Path, name: str) -> None:
     with (dataset_copy / name).open("ab") as stream:
         stream.write(b"\xff\xfe\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from r2act.datasets import validate
@@ -17,15 +18,22 @@ def _codes(root: Path, *, quick: bool) -> dict[str, set[str]]:
     return found
 
 
-def test_quick_validation_of_a_clean_dataset_never_opens_a_parquet_file_or_renders(
+def test_quick_validation_of_a_clean_dataset_never_opens_an_observation_table_or_renders(
     built: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module = sys.modules["r2act.datasets.validate"]
+    read_table = module.pq.read_table
+    big = ("logs.parquet", "events.parquet", "metrics.parquet")
+
+    def guarded(path: object, *args: object, **kwargs: object) -> object:
+        if str(path).endswith(big):
+            raise AssertionError("quick validation re-read observations")
+        return read_table(path, *args, **kwargs)
 
     def forbidden(*_args: object, **_kwargs: object) -> object:
         raise AssertionError("quick validation re-read observations or figures")
 
-    monkeypatch.setattr(module.pq, "read_table", forbidden)
+    monkeypatch.setattr(module.pq, "read_table", guarded)
     monkeypatch.setattr(module.pq, "read_schema", forbidden)
     monkeypatch.setattr(module.figures, "render", forbidden)
     assert validate(built, quick=True) == []
@@ -40,12 +48,11 @@ def test_quick_validation_still_catches_a_tampered_observation_file(dataset_copy
 
 
 def test_quick_validation_skips_only_the_observation_and_card_checks(dataset_copy: Path) -> None:
-    path = dataset_copy / "incidents.jsonl"
-    lines = path.read_text().splitlines(keepends=True)
-    path.write_text("".join(lines[1:]))
+    path = dataset_copy / "answers" / "incidents.parquet"
+    pq.write_table(pq.read_table(path).slice(1), path)
     full, quick = _codes(dataset_copy, quick=False), _codes(dataset_copy, quick=True)
     assert {"ORPHAN_OBSERVATIONS", "CARD_MISMATCH"} <= full.keys()
     assert {"CHECKSUM_MISMATCH", "FOLDS_NOT_PARTITION"} <= quick.keys()
     # the card's label composition is cheap and guards scoring (issue 13 item 10): kept
     assert "CARD_MISMATCH" in quick
-    assert quick["ORPHAN_OBSERVATIONS"] == {"state.jsonl"}  # state is cheap: still checked
+    assert quick["ORPHAN_OBSERVATIONS"] == {"observations/state.parquet"}  # cheap: checked

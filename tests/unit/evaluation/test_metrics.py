@@ -111,7 +111,8 @@ def test_unparsable_plan_keeps_rca_credit_but_scores_zero_on_plan_metrics() -> N
     score = score_file([r1], lines_to_file([line])).scores[0]
     assert score.rca_s and score.rca_t
     assert not (score.action_hit or score.target_hit or score.exact or score.valid)
-    assert score.no_op
+    assert not score.no_op  # a malformed plan is an attempt to act: invalid_structure
+    assert score.error is not None and score.error.category.value == "invalid_structure"
 
 
 def test_no_action_plan_counts_as_no_op_and_not_as_action_hit() -> None:

@@ -40,7 +40,7 @@ def kinds_at(lines: list[object]) -> list[tuple[int, IssueKind]]:
         ({"incident_id": "x" * 5000}, IssueKind.BAD_INCIDENT_ID),
         ({**GOOD, "confidence": 0.9}, IssueKind.EXTRA_FIELD),
         ({**GOOD, "rca": {"service": 7}}, IssueKind.BAD_RCA),
-        ({**GOOD, "rca": {"service": "a", "why": "b"}}, IssueKind.BAD_RCA),
+        ({**GOOD, "rca": {"service": "a", "why": "b"}}, IssueKind.RCA_EXTRA_FIELD),
         ({**GOOD, "rca": "cartservice"}, IssueKind.BAD_RCA),
         ({**GOOD, "rca": {"service": "s" * 10_000}}, IssueKind.BAD_RCA),
         ({**GOOD, "rca": {"service": "cart\x1b[31mservice"}}, IssueKind.UNSAFE_CHARACTERS),
