@@ -209,8 +209,8 @@ def _lane_loop(job: LaneJob, counter: Any, events: Any, stopped: list[int]) -> N
         with counter.get_lock():
             index = counter.value
             counter.value += 1
-        if index >= len(job.pending):
-            return
+        if index >= len(job.pending) or stopped:  # a stop never starts another incident
+            break
         if _collect_one(job, job.pending[index], events, open_target):
             return
     if stopped:
