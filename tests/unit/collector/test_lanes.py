@@ -84,6 +84,9 @@ def test_four_lanes_collect_the_same_bytes_in_a_quarter_of_the_cluster_time(
         doc_b = json.loads(b[layout.INCIDENT_JSON])
         fingerprints.add(doc_b["target"].pop("fingerprint"))
         doc_a["target"].pop("fingerprint")
+        assert doc_a.pop("lane")["name"] == "lane-1"
+        lane = doc_b.pop("lane")
+        assert lane["cluster"] == f"sim:default-{lane['name']}" and lane["nodes"] == []
         for doc in (doc_a, doc_b):
             doc.pop("manifest_sha256")  # the two manifest files differ in 'lanes'
         assert doc_a == doc_b  # same plan, chaos object, timestamps and windows
