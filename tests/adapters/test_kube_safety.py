@@ -138,3 +138,37 @@ def test_a_widened_action_space_cannot_make_replay_write(harness: Harness, tmp_p
     assert outcome.status == "refused" and "safety envelope" in outcome.reason
     assert "loadgenerator" in outcome.reason
     assert harness.writes() == []
+
+
+def test_cleanup_after_a_kill_reverts_the_ledger_on_kubernetes_even_without_the_opt_in(
+    harness: Harness, tmp_path: Path
+) -> None:
+    from r2act.collector.cleanup import revert
+    from r2act.schema import PLAN_ADAPTER
+
+    out = tmp_path / "replay"
+    cluster = harness.cluster()
+    book = ledger.Ledger(out, "replay", {"kind": "kubernetes", "namespace": NS}, "run1")
+    chaos = chaos_for(FaultType.POD_FAILURE)
+    chaos["metadata"]["labels"][RUN_LABEL] = "run1"
+    ref = cluster.inject(chaos)
+    book.fault(ref)
+    scale = PLAN_ADAPTER.validate_python(
+        {"operation": "scale_out", "target": "cartservice", "replicas": 3}
+    )
+    book.plan("inc-1", scale.model_dump(mode="json"))
+    book.effect("inc-1", cluster.apply_plan(scale))
+    book.close()  # SIGKILL here: the fault and 3 replicas stay
+    harness.namespace_labels.clear()  # and the opt-in is withdrawn meanwhile
+    harness.reset_log()
+
+    report = revert(out, harness.cluster(), ledger.pending(out))
+
+    assert not report.failed and [r.name for r in report.removed] == [ref.name]
+    assert report.undone == ["scale_out of inc-1"]
+    writes = [(str(r.method.value).upper(), r.url.path) for r in harness.writes()]
+    assert writes[0][0] == "PATCH" and writes[0][1].endswith("/cartservice/scale")  # undo first
+    assert writes[1] == ("DELETE", f"{CHAOS_PATH}/podchaos/{ref.name}")  # then the fault
+    assert not harness.exists(PODCHAOS, ref.name)
+    assert ledger.pending(out).empty
+    assert any("no longer carries" in w for w in report.warnings)  # and it says so

@@ -158,6 +158,16 @@ def cleanup(
         left = ledger.pending(out)
         if left.target:
             cluster = reopen(left.target)
+            if cluster is None:
+                book = ledger.Ledger(out, "cleanup", left.target, left.run_id)
+                book.clean()
+                book.close()
+                console.print(
+                    f"the simulated cluster {out} used is gone, so nothing is left on it; "
+                    "its ledger is cleared",
+                    highlight=False,
+                )
+                return
         elif campaign is None:
             raise DataError(
                 f"{out}: has no ledger naming its cluster (written by an older r2act); "

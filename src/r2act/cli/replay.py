@@ -219,7 +219,9 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
 
     Plans outside the incident's action space are refused, never executed. Resumable:
     outcomes already in OUT/replay.jsonl (for the same plans and settings) are kept. Exit
-    code 1 when cluster errors left some predictions unjudged, 2 on bad input.
+    code 1 when cluster errors left some predictions unjudged, 2 on bad input, 128+N when
+    stopped by signal N (the fault and the plan's changes are reverted first); after a
+    SIGKILL, run r2act cleanup --out OUT.
 
     Example: [bold]r2act replay rule.jsonl --window 75[/]
     """

@@ -21,7 +21,7 @@ from r2act.campaigns import KubernetesTarget, SimTarget
 from r2act.cluster.base import Cluster
 from r2act.collector import ledger as ledger_module
 from r2act.collector.retrying import RetryPolicy, call_with_retry
-from r2act.errors import ClusterError, DataError, ForeignObjectError
+from r2act.errors import ClusterError, ForeignObjectError
 from r2act.schema import ChaosRef
 
 
@@ -79,8 +79,12 @@ def describe_target(
     return described
 
 
-def reopen(described: dict[str, Any]) -> Cluster:
-    """The cluster a ledger's ``begin`` entry describes; never creates a simulated one."""
+def reopen(described: dict[str, Any]) -> Cluster | None:
+    """The cluster a ledger's ``begin`` entry describes; never creates a simulated one.
+
+    None when that simulated cluster no longer exists (its directory was removed): nothing
+    can be left on a cluster that is gone.
+    """
     from r2act.cluster.connect import connect
 
     namespace = str(described.get("namespace", "default"))
@@ -91,10 +95,7 @@ def reopen(described: dict[str, Any]) -> Cluster:
         workspace = Path(str(fields.pop("workspace")))
         sim = SimTarget.model_validate(fields)
         if not state_path(workspace, sim.name).is_file():
-            raise DataError(
-                f"{state_path(workspace, sim.name)}: the simulated cluster this run used is "
-                "gone; there is nothing to clean up"
-            )
+            return None
         return connect(sim, namespace=namespace, workspace=workspace)
     kube = KubernetesTarget.model_validate(fields)
     return connect(kube, namespace=namespace, workspace=Path("."), reverting=True)

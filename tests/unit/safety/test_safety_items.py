@@ -306,3 +306,18 @@ def test_replay_refuses_a_cluster_that_still_holds_an_r2act_fault(
     again = runner.invoke(app, [*args[:-1], "--only", records[0].incident_id])
     assert isinstance(again.exception, SafetyError)
     assert "still holds r2act chaos objects" in str(again.exception)
+
+
+def test_cleanup_clears_the_ledger_of_a_simulated_cluster_that_is_gone(tmp_path: Path) -> None:
+    from r2act.schema import ChaosRef
+
+    out = tmp_path / "replay"
+    target = {"kind": "sim", "name": "replay-x", "seed": 1, "namespace": "default"}
+    book = ledger.Ledger(out, "replay", {**target, "workspace": str(out)}, "run1")
+    book.fault(ChaosRef(kind="PodChaos", name="r2act-pod-1", namespace="default", run_id="run1"))
+    book.close()  # killed here; then the user removed out/.sim
+    assert not ledger.pending(out).empty
+    result = runner.invoke(app, ["cleanup", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "is gone" in result.output and ledger.pending(out).empty
+    assert not (out / ".sim").exists()  # no new, empty cluster
