@@ -202,7 +202,14 @@ def _cleanup_lanes(out: Path, any_run: bool) -> None:
                 if not left.target:
                     continue  # this lane never started collecting
                 console.print(f"{directory.name}:", highlight=False)
-                report = revert(directory, reopen(left.target), left, any_run=any_run)
+                cluster = reopen(left.target)
+                if cluster is None:  # its simulated cluster is gone: nothing can be left
+                    book = ledger.Ledger(directory, "cleanup", left.target, left.run_id)
+                    book.clean()
+                    book.close()
+                    console.print("  its simulated cluster is gone; ledger cleared")
+                    continue
+                report = revert(directory, cluster, left, any_run=any_run)
             _print_cleanup(report)
             failed = failed or bool(report.failed)
     if failed:
