@@ -5,13 +5,23 @@ Prints incidents/s, log records/s and the share of wall time spent outside telem
 generation (inside cluster reads), which is the collector's own overhead: encoding,
 compression, Parquet, journals and renames.
 
-    .venv/bin/python bench/collect.py [--limit N] [--profile] [--keep DIR]
+With ``--lanes 1 2 4 8`` it collects the campaign once per lane count (issue 16) and reports,
+per count: wall and CPU time (lane processes included), the virtual wall-clock (the busiest
+lane's cluster time: what a real run would take), and whether the raw store equals the
+first count's (same complete incidents, byte-identical observation files). Pass/fail on a
+shared machine is decided on ratios of one run: the virtual wall-clock of N lanes within
+15% of the busiest lane's share (ceil(incidents / N) over incidents), identical data, and the
+CPU time of two lanes at most 1.25x one lane's (lane processes included), so that on two
+idle cores two lanes take about CPU / 2, i.e. <= 0.6x one lane's wall time.
+
+    .venv/bin/python bench/collect.py [--limit N] [--profile] [--keep DIR] [--lanes 1 2 4 8]
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import hashlib
 import os
 import pstats
 import resource
@@ -20,15 +30,25 @@ import tempfile
 import time
 from pathlib import Path
 
-from r2act.collector import collect, plan_collection
+import yaml
+
+from r2act.collector import collect, layout, plan_collection
 
 REPO = Path(__file__).resolve().parent.parent
 BUDGET_S = 120.0
 BUDGET_RSS_GIB = 1.5
+LANE_CPU_RATIO = 1.25
+LANE_CLOCK_TOLERANCE = 0.15
+PROVENANCE = {layout.INCIDENT_JSON, layout.JOURNAL, layout.COMPLETE}
 
 
 def _cpu_s() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
@@ -39,7 +59,10 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="collect only the first N incidents")
     parser.add_argument("--profile", action="store_true", help="print the top cProfile entries")
     parser.add_argument("--keep", type=Path, help="collect into this directory and keep it")
+    parser.add_argument("--lanes", type=int, nargs="+", help="lane counts to compare (1 2 4 8)")
     args = parser.parse_args()
+    if args.lanes:
+        return _lanes(args.campaign, args.lanes, args.limit, args.keep)
 
     load_before = os.getloadavg()[0]
     plan = plan_collection(args.campaign)
@@ -78,6 +101,77 @@ def main() -> int:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
     scale = len(plan_collection(args.campaign).items) / max(n, 1)
     ok = wall * scale <= BUDGET_S and peak_gib <= BUDGET_RSS_GIB
+    print("within budget" if ok else "OVER BUDGET")
+    return 0 if ok else 1
+
+
+def _digest(run_dir: Path) -> dict[str, str]:
+    """Per complete incident: SHA-256 over its observation files (not incident.json/journal)."""
+    out = {}
+    for incident in sorted(layout.raw_dir(run_dir).iterdir()):
+        if not layout.is_complete(incident):
+            continue
+        digest = hashlib.sha256()
+        for path in sorted(incident.rglob("*")):
+            if path.is_file() and path.name not in PROVENANCE:
+                digest.update(path.relative_to(incident).as_posix().encode() + b"\0")
+                digest.update(path.read_bytes())
+        out[incident.name] = digest.hexdigest()
+    return out
+
+
+def _lanes(campaign: Path, counts: list[int], limit: int, keep: Path | None) -> int:
+    from r2act.campaigns.estimate import format_duration
+    from r2act.collector.lanes import collect_lanes
+
+    data = yaml.safe_load(campaign.read_text())
+    rows = []
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="r2act-bench-lanes-") as tmp:
+        root = keep or Path(tmp)
+        reference: dict[str, str] | None = None
+        for count in counts:
+            data["target"]["lanes"] = count
+            manifest = root / f"lanes-{count}.yaml"
+            manifest.write_text(yaml.safe_dump(data, sort_keys=False))
+            plan = plan_collection(manifest)
+            if limit:
+                plan = plan_collection(manifest, [i.incident.id for i in plan.items[:limit]])
+            run = root / f"run-{count}"
+            load = os.getloadavg()[0]
+            cpu0, kids0, wall0 = _cpu_s(), _children_cpu_s(), time.perf_counter()
+            done = collect_lanes(plan, run)
+            wall = time.perf_counter() - wall0
+            cpu = _cpu_s() - cpu0 + _children_cpu_s() - kids0
+            digest = _digest(run)
+            reference = reference if reference is not None else digest
+            per_lane = -(-done.summary.completed // count)  # the busiest lane's share
+            rows.append(
+                (
+                    count,
+                    wall,
+                    cpu,
+                    done.cluster_s,
+                    per_lane,
+                    digest == reference,
+                    load,
+                    done.summary.completed,
+                )
+            )
+    base = rows[0]
+    print(f"campaign {campaign.name}: {base[7]} incidents per lane count")
+    print("lanes  wall s   CPU s  CPU/1   virtual wall-clock   ratio  ideal  same data  load")
+    for count, wall, cpu, clock, per_lane, same, load, _ in rows:
+        ratio, ideal = clock / base[3], per_lane / base[4]
+        cpu_ratio = cpu / base[2]
+        fine = same and abs(ratio - ideal) <= LANE_CLOCK_TOLERANCE * ideal
+        fine = fine and (count != 2 or cpu_ratio <= LANE_CPU_RATIO)  # two lanes on two cores
+        ok = ok and fine
+        print(
+            f"{count:5d}  {wall:6.1f}  {cpu:6.1f}  {cpu_ratio:5.2f}  {format_duration(clock):>19}"
+            f"  {ratio:5.3f}  {ideal:5.3f}  {'yes' if same else 'NO':>9}  {load:4.1f}"
+            f"{'' if fine else '  <- FAIL'}"
+        )
     print("within budget" if ok else "OVER BUDGET")
     return 0 if ok else 1
 

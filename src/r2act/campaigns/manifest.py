@@ -23,6 +23,7 @@ from r2act.campaigns.base import (
 )
 from r2act.campaigns.defaults import DEFAULT_QUERIES
 from r2act.campaigns.faults import FaultConfig, FaultEntry
+from r2act.campaigns.lanes import MAX_LANES, KubernetesLane, duplicate_lane
 from r2act.schema import FaultType, Intensity, PhaseDurations, Topology
 from r2act.systems import SYSTEMS
 
@@ -71,6 +72,12 @@ class SimTarget(BaseModel):
         description="Simulated cluster name: lowercase letters, digits, '-', '_', '.' (no path).",
     )
     glitches: GlitchRates = Field(default_factory=GlitchRates, description="Glitch rates.")
+    lanes: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_LANES,
+        description="Simulated lanes collecting concurrently (campaigns.lanes); omitted: one.",
+    )
 
 
 class KubernetesTarget(BaseModel):
@@ -81,6 +88,25 @@ class KubernetesTarget(BaseModel):
     kind: Literal["kubernetes"] = Field(description="Target discriminator.")
     context: str = Field(min_length=1, description="kubeconfig context to use.")
     namespace: DnsName = Field(description="Namespace running the system under test.")
+    lanes: list[KubernetesLane] = Field(
+        default_factory=list,
+        max_length=MAX_LANES - 1,
+        description="More lanes besides context/namespace, each opted in (campaigns.lanes).",
+    )
+    allow_shared_nodes: bool = Field(
+        default=False,
+        description="Let lanes on one cluster share nodes (the quality gate flags overlaps).",
+    )
+
+    @model_validator(mode="after")
+    def _distinct_lanes(self) -> KubernetesTarget:
+        if (duplicate := duplicate_lane(self)) is not None:
+            raise ManifestFieldError(
+                ("target", "lanes", duplicate[0]),
+                f"lane {duplicate[1]} is listed twice",
+                "give every lane its own namespace",
+            )
+        return self
 
 
 Target = Annotated[SimTarget | KubernetesTarget, Field(discriminator="kind")]

@@ -19,6 +19,7 @@ from r2act.cli.app import app, console, console_err
 from r2act.errors import DataError
 
 if TYPE_CHECKING:
+    from r2act.campaigns import Manifest
     from r2act.schema import PlannedIncident, Topology
 
 campaign_app = typer.Typer(
@@ -73,6 +74,16 @@ def plan(
             "--stats", help="Also score the gold RCA through the fixed RCA-to-action mapper."
         ),
     ] = False,
+    lanes: Annotated[
+        list[int],
+        typer.Option(
+            "--lanes",
+            min=1,
+            max=1000,
+            help="Estimate the real-cluster wall-clock on this many lanes (repeatable; "
+            "default: the manifest's lanes).",
+        ),
+    ] = [],  # noqa: B006 - typer reads the default, never mutates it
 ) -> None:
     """List the incidents a campaign plans, in collection order, with their stable ids.
 
@@ -81,6 +92,8 @@ def plan(
       [bold]r2act campaign plan campaigns/r2act-302.yaml[/]  (table + per-cell summary)
 
       [bold]r2act campaign plan campaigns/r2act-302.yaml --json | wc -l[/]
+
+      [bold]r2act campaign plan campaigns/r2act-302.yaml --lanes 1 --lanes 4 --lanes 10[/]
     """
     from r2act.campaigns import load_manifest, plan_incidents
     from r2act.campaigns.quotas import is_spare
@@ -105,6 +118,37 @@ def plan(
         )
     if stats:
         _print_stats(main, loaded.topology, stderr=as_json)
+    from r2act.campaigns.lanes import lane_targets
+
+    default = [len(lane_targets(loaded.target))]  # the manifest's own lanes
+    _print_estimate(loaded, incidents, lanes or default, stderr=as_json)
+
+
+def _print_estimate(
+    manifest: Manifest, incidents: list[PlannedIncident], lanes: list[int], *, stderr: bool
+) -> None:
+    """The expected real-cluster wall-clock: phase windows plus the lifecycle's waits."""
+    from r2act.campaigns.estimate import estimate, format_duration, incident_time
+
+    out = console_err if stderr else console
+    if not incidents:
+        return
+    one = incident_time(incidents[0], manifest)
+    out.print(
+        f"on a real cluster each incident takes {format_duration(one.total_low_s)} to "
+        f"{format_duration(one.total_high_s)}: {one.windows_s:g} s of phase windows, "
+        f"{one.low_s:g} s (shortest) to {one.high_s:g} s (every timeout) of removing the "
+        "fault, verifying recovery and reading telemetry",
+        highlight=False,
+    )
+    for count in sorted(set(lanes)):
+        guess = estimate(manifest, incidents, count)
+        out.print(
+            f"expected wall-clock on {count} lane{'s' if count > 1 else ''}: "
+            f"{format_duration(guess.low_s)} to {format_duration(guess.high_s)} "
+            f"({guess.per_lane} incidents on the busiest lane)",
+            highlight=False,
+        )
 
 
 @campaign_app.command()

@@ -18,7 +18,11 @@ if TYPE_CHECKING:
     from r2act.collector.cleanup import CleanupReport
 
 _CAMPAIGN = typer.Argument(..., help="Campaign manifest (YAML), e.g. campaigns/smoke.yaml.")
-_OUT = typer.Option(None, "--out", help="Run directory (default: ./r2act-runs/<campaign name>).")
+_OUT = typer.Option(
+    None,
+    "--out",
+    help="Run directory (default: ./r2act-runs/<campaign name>, -shard-I-of-N with --shard).",
+)
 _ONLY = typer.Option([], "--only", help="Collect only this incident id (repeatable).")
 _RESUME = typer.Option(
     True, "--resume/--no-resume", help="Skip complete incidents and redo partial ones."
@@ -28,6 +32,12 @@ _DRY_RUN = typer.Option(
     False, "--dry-run", help="Print the plan and the chaos objects; touch nothing."
 )
 _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
+_SHARD = typer.Option(
+    None,
+    "--shard",
+    metavar="I/N",
+    help="Collect only shard I of N (a fixed share of every cell); merge with `r2act merge`.",
+)
 
 
 @app.command()
@@ -39,6 +49,7 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
     force: bool = _FORCE,
     dry_run: bool = _DRY_RUN,
     quiet: bool = _QUIET,
+    shard: str | None = _SHARD,
 ) -> None:
     """Inject every planned incident and record its pre, during and post telemetry.
 
@@ -46,18 +57,36 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
     every incident is complete, 1 when some failed (each failure is in its journal),
     2 on bad input, 128+N when stopped by signal N.
 
-    Example: [bold]r2act collect campaigns/smoke.yaml[/]
+    Examples: [bold]r2act collect campaigns/smoke.yaml[/]
+
+    [bold]r2act collect campaigns/r2act-302.yaml --shard 2/3 --out runs/shard-2[/]
     """
+    from r2act.campaigns.lanes import has_lanes
     from r2act.cli._progress import RichObserver
     from r2act.collector import collect as run_collect
     from r2act.collector import default_run_dir, plan_collection
+    from r2act.collector.merge import claim_shard, refuse_shard_record
 
     plan = plan_collection(campaign, only)
+    record = None
+    if shard is not None:
+        from r2act.campaigns.shard import parse_shard
+        from r2act.collector.merge import shard_collection
+
+        plan, record = shard_collection(plan, parse_shard(shard))
     run_dir = out if out is not None else default_run_dir(plan.manifest)
+    if out is None and record is not None:  # shards on one machine never share a directory
+        run_dir = run_dir.with_name(f"{run_dir.name}-shard-{record.index}-of-{record.count}")
     if dry_run:
         _print_dry_run(plan, run_dir)
         return
-    if quiet:
+    if record is None:
+        refuse_shard_record(run_dir)
+    else:
+        claim_shard(run_dir, record)
+    if has_lanes(plan.manifest.target):
+        summary = _collect_lanes(plan, run_dir, resume_run=resume_run, force=force, quiet=quiet)
+    elif quiet:
         summary = run_collect(plan, run_dir, resume_run=resume_run, force=force)
     else:
         with RichObserver(console) as observer:
@@ -106,6 +135,7 @@ def cleanup(
     from r2act.cluster.sim.state import state_path
     from r2act.collector import default_run_dir, ledger, open_target
     from r2act.collector.cleanup import reopen, revert
+    from r2act.collector.lanes import lane_dirs
     from r2act.errors import DataError
 
     if out is None:
@@ -121,6 +151,9 @@ def cleanup(
             f"{out}: holds no r2act run, so there is nothing to clean up (pass the --out the "
             "stopped collect or replay used)"
         )
+    if lane_dirs(out):  # a lanes run: each lane's own ledger names its own cluster
+        _cleanup_lanes(out, any_run)
+        return
     with ledger.run_lock(out, "cleanup"):
         left = ledger.pending(out)
         if left.target:
@@ -155,6 +188,34 @@ def cleanup(
         raise typer.Exit(1)
 
 
+def _cleanup_lanes(out: Path, any_run: bool) -> None:
+    """Clean every lane directory of a lanes run that its ledger says needs it."""
+    from r2act.collector import ledger
+    from r2act.collector.cleanup import reopen, revert
+    from r2act.collector.lanes import lane_dirs
+
+    failed = False
+    with ledger.run_lock(out, "cleanup"):
+        for directory in lane_dirs(out):
+            with ledger.run_lock(directory, "cleanup"):
+                left = ledger.pending(directory)
+                if not left.target:
+                    continue  # this lane never started collecting
+                console.print(f"{directory.name}:", highlight=False)
+                cluster = reopen(left.target)
+                if cluster is None:  # its simulated cluster is gone: nothing can be left
+                    book = ledger.Ledger(directory, "cleanup", left.target, left.run_id)
+                    book.clean()
+                    book.close()
+                    console.print("  its simulated cluster is gone; ledger cleared")
+                    continue
+                report = revert(directory, cluster, left, any_run=any_run)
+            _print_cleanup(report)
+            failed = failed or bool(report.failed)
+    if failed:
+        raise typer.Exit(1)
+
+
 def _print_cleanup(report: CleanupReport) -> None:
     for undone in report.undone:
         console.print(f"undid {undone}", highlight=False)
@@ -178,6 +239,39 @@ def _print_cleanup(report: CleanupReport) -> None:
         console_err.print(f"[red]failed[/]: {text}", highlight=False)
     if not (report.undone or report.removed or report.failed):
         console.print(f"nothing to remove on {report.fingerprint}", highlight=False)
+
+
+def _collect_lanes(
+    plan: CollectionPlan, run_dir: Path, *, resume_run: bool, force: bool, quiet: bool
+) -> CampaignSummary:
+    """Every lane at once (``collector.lanes``), one line of progress per lane."""
+    from r2act.campaigns.estimate import format_duration
+    from r2act.cli._lane_progress import LanesProgress
+    from r2act.collector.lanes import NullLanesObserver, collect_lanes
+
+    if quiet:
+        done = collect_lanes(
+            plan, run_dir, resume_run=resume_run, force=force, observer=NullLanesObserver()
+        )
+    else:
+        with LanesProgress(console) as observer:
+            done = collect_lanes(
+                plan, run_dir, resume_run=resume_run, force=force, observer=observer
+            )
+    for lane, stats in done.lanes.items():
+        if stats.incidents:
+            console.print(
+                f"{lane}: {stats.incidents} incidents in {format_duration(stats.cluster_s)} "
+                "of cluster time",
+                highlight=False,
+            )
+    if done.summary.results:
+        kind = "simulated wall-clock (what real lanes would need)" if done.virtual else "wall-clock"
+        console.print(
+            f"{len(done.lanes)} lanes: {format_duration(done.cluster_s)} of {kind}",
+            highlight=False,
+        )
+    return done.summary
 
 
 def _print_dry_run(plan: CollectionPlan, run_dir: Path) -> None:

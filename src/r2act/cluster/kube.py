@@ -533,6 +533,14 @@ class KubeCluster:
             if not (p.get("metadata") or {}).get("deletionTimestamp")
         }
 
+    def pod_nodes(self) -> dict[str, str]:
+        """Node of every scheduled pod of the namespace (lanes must not share nodes)."""
+        return {
+            str(p["metadata"]["name"]): str(node)
+            for p in self._api.pods()
+            if (node := (p.get("spec") or {}).get("nodeName"))
+        }
+
     def state(self) -> ClusterState:
         """Deployments and pods now."""
         ts = self._clock.now()

@@ -10,7 +10,7 @@ stops it after the fault is removed, and the summary says what remains.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +61,8 @@ class CollectionPlan:
     manifest: Manifest
     manifest_sha256: str
     items: list[PlannedChaos]
+    lane: Mapping[str, Any] | None = None
+    """The lane collecting it (``collector.lanes``), recorded in every ``incident.json``."""
 
 
 @dataclass
@@ -277,6 +279,7 @@ def _provenance(plan: CollectionPlan, run_dir: Path, cluster: Cluster) -> Proven
         fingerprint=cluster.fingerprint,
         namespace=cluster.namespace,
         target_seed=manifest.target.seed if isinstance(manifest.target, SimTarget) else None,
+        lane=plan.lane,
     )
 
 

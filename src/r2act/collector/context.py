@@ -60,6 +60,8 @@ class Provenance:
     namespace: str
     target_seed: int | None = None
     """Seed of a simulated target (None on Kubernetes), so replay can rebuild the same cluster."""
+    lane: Mapping[str, Any] | None = None
+    """Lane name, cluster and nodes when collected by lanes (None otherwise)."""
 
 
 @dataclass(frozen=True)

@@ -70,10 +70,15 @@ class CleanupGuard:
         return self.signals > 0
 
     def arm(self, ref: ChaosRef) -> None:
-        """Remember an object that must be removed before the process ends."""
-        if self._armed.get(_key(ref)) != ref:
-            self._on_arm(ref)
+        """Remember an object that must be removed before the process ends.
+
+        Remembered before the ledger is written: a signal arriving during that (fsynced)
+        write must still find the object armed, or the ledger would list a fault that no
+        cleanup in this process ever clears."""
+        previous = self._armed.get(_key(ref))
         self._armed[_key(ref)] = ref
+        if previous != ref:
+            self._on_arm(ref)
 
     def disarm(self, ref: ChaosRef) -> None:
         """Forget an object that is gone."""

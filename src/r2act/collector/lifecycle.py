@@ -343,4 +343,6 @@ class IncidentRun:
             "timestamps": self.timestamps,
             "windows": {ph: list(self.windows[ph]) for ph in PHASES if ph in self.windows},
         }
+        if p.lane is not None:
+            document["lane"] = dict(p.lane)
         store.write_json(self.directory / layout.INCIDENT_JSON, document)

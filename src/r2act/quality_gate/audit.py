@@ -28,7 +28,7 @@ import multiprocessing
 import os
 import shutil
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -41,6 +41,7 @@ from r2act.campaigns.quotas import CellKey, admit
 from r2act.errors import DataError
 from r2act.quality_gate.checks import run_checks
 from r2act.quality_gate.evidence import IncidentEvidence, gather
+from r2act.quality_gate.interference import run_interference
 from r2act.quality_gate.problems import Group, Problem, Verdict, error, group_for
 from r2act.quality_gate.rawstore import RAW_DIR, STAGED_LOG_SCHEMA, list_incidents
 from r2act.quality_gate.records import build_record
@@ -116,15 +117,18 @@ def audit_incident(
     incident_dir: Path,
     stage_dir: Path | None = None,
     policy: RecoveryPolicy | str = DEFAULT_POLICY,
+    found: Mapping[str, list[Problem]] | None = None,
 ) -> tuple[Verdict, BenchmarkRecord | None]:
     """The verdict on one raw incident and, when it is main, its record under ``policy``
     (a policy or a shipped policy's name: worker processes get the name).
 
-    With ``stage_dir``, a main incident's parsed logs are also written there.
+    With ``stage_dir``, a main incident's parsed logs are also written there. ``found``
+    holds problems only the whole run shows (lanes interfering), by incident id.
     """
     policy = policy_named(policy) if isinstance(policy, str) else policy
     evidence = gather(incident_dir)
     problems = raw_checksum_problems(incident_dir) + run_checks(evidence)
+    problems += (found or {}).get(incident_dir.name, [])
     record, record_problems = build_record(evidence, policy)
     problems += record_problems
     problems.sort(key=lambda p: p.severity != "error")
@@ -155,7 +159,8 @@ def audit_incident(
 def _results(
     dirs: list[Path], workers: int, stage_dir: Path, policy: RecoveryPolicy
 ) -> Iterator[tuple[Verdict, BenchmarkRecord | None]]:
-    one = functools.partial(audit_incident, stage_dir=stage_dir, policy=str(policy))
+    found = run_interference(dirs)  # lanes on shared nodes: a property of the whole run
+    one = functools.partial(audit_incident, stage_dir=stage_dir, policy=str(policy), found=found)
     if workers <= 1 or len(dirs) < PARALLEL_MIN:
         yield from map(one, dirs)
         return

@@ -45,6 +45,7 @@ from r2act.cluster.sim.state import (
     load_checkpoint,
     load_state,
     save_checkpoint,
+    save_clock,
     save_state,
     state_path,
 )
@@ -153,7 +154,7 @@ class SimulatedCluster:
 
     def _advance(self, seconds: float) -> None:
         self._state.now += seconds
-        save_state(self.path, self._state)
+        save_clock(self.path, self._state)  # a tick rewrites the clock, not the history
 
     def _call(self, operation: str, incident: str | None = None) -> None:
         """Count the call and apply the configured API glitches to it."""

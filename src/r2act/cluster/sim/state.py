@@ -10,8 +10,10 @@ the simulator deterministic and lets a new process pick up where a crashed one s
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
+import uuid
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
@@ -131,6 +133,9 @@ class SimState(BaseModel):
     namespace: str = Field(description="The namespace the system runs in.")
     now: float = Field(default=EPOCH, description="Virtual clock.")
     calls: int = Field(default=0, description="API calls so far (keys transient-error draws).")
+    saved: str = Field(
+        default="", description="Token of the last full save; a clock file must carry it."
+    )
     pod_counter: int = Field(default=0, description="Pods created so far (keys pod names).")
     deployments: dict[str, DeploymentRec] = Field(description="Deployments by name.")
     pods: list[PodRec] = Field(description="Pods, including recently deleted ones.")
@@ -234,13 +239,45 @@ def load_state(path: Path) -> SimState | None:
             f"{path}: state version {state.version} is not {STATE_VERSION} "
             "(delete the file to start a fresh simulated cluster)"
         )
+    clock = _read_clock(clock_path(path))
+    if clock is not None and clock[0] == state.saved and state.saved:
+        state.now = max(state.now, clock[1])
     return state
+
+
+def clock_path(state_file: Path) -> Path:
+    """``clock.json`` beside the state: the clock's ticks since the last full save."""
+    return state_file.with_name("clock.json")
+
+
+def save_clock(state_file: Path, state: SimState) -> None:
+    """Persist only the clock: a tick costs a tiny file, not the whole state.
+
+    The file names the full save it extends (``state.saved``), so a clock file left from
+    before a later save (a rewind, a reset) is never applied to the newer state."""
+    path = clock_path(state_file)
+    tmp = path.with_name(f".clock-{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps({"saved": state.saved, "now": state.now}), encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _read_clock(path: Path) -> tuple[str, float] | None:
+    try:
+        data = json.loads(path.read_bytes())
+        return str(data["saved"]), float(data["now"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def save_state(path: Path, state: SimState) -> None:
     """Write atomically (temp file + rename), so a crash never leaves half a state."""
     path.parent.mkdir(parents=True, exist_ok=True)
     state.prune()
+    state.saved = uuid.uuid4().hex[:12]
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".state-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -249,6 +286,7 @@ def save_state(path: Path, state: SimState) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    clock_path(path).unlink(missing_ok=True)  # the state now holds the clock
 
 
 class Checkpoint(BaseModel):

@@ -1,0 +1,450 @@
+"""Lanes: one incident per lane at a time, every lane at once, each in its own process.
+
+The parent plans, resumes and checks every lane's target (the opt-in check of a Kubernetes
+lane runs here, before any lane writes anything), then starts one process per lane. A lane
+process takes the next pending incident (a shared counter over one fixed list, so no
+incident is taken twice) and collects it with the ordinary ``collect`` into its own lane
+directory ``RUN/lanes/<lane>/`` — same lifecycle, journal, retries, cleanup guard, lock and
+leftover checks as a single-lane run — then renames the complete incident directory into
+``RUN/raw/``. The raw store therefore looks the same whatever the number of lanes; an
+incident records its lane in its target fingerprint (``sim:<name>-lane-2:...`` or the lane's
+context and namespace).
+
+Signals: lane processes run in their own process groups, so a terminal's Ctrl-C reaches the
+parent only; the parent forwards SIGINT, SIGTERM and SIGHUP to every lane once, and each
+lane's cleanup guard removes its fault before the lane exits. The parent never dies first:
+it waits for every lane, then reports 128+N. A lane whose parent disappeared (SIGKILL)
+finishes its incident (removing the fault) and takes no other.
+
+Processes, not threads: on the simulator each lane burns a core generating telemetry, and
+the GIL would serialise threads. The lane process itself is ``collector.lane_worker``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import FrameType
+from typing import Any, Protocol
+
+import yaml
+
+from r2act.campaigns import Manifest, SimTarget, plan_incidents, render_chaos
+from r2act.campaigns.estimate import makespan
+from r2act.campaigns.lanes import Lane, lane_targets, shared_nodes
+from r2act.cluster.base import Cluster
+from r2act.collector import layout, ledger, resume
+from r2act.collector.campaign import (
+    CampaignSummary,
+    CollectionPlan,
+    PlannedChaos,
+    cleanup_command,
+    open_target,
+)
+from r2act.collector.context import CollectSettings, IncidentResult
+from r2act.collector.lane_worker import (
+    FORWARDED,
+    LANES_DIR,
+    LaneJob,
+    collect_one,
+    lane_dir,
+    lane_dirs,
+    lane_main,
+    publish,
+)
+from r2act.errors import DataError, SafetyError
+from r2act.systems import SYSTEMS
+
+__all__ = [
+    "LANES_DIR",
+    "LaneStats",
+    "LanesObserver",
+    "LanesSummary",
+    "NullLanesObserver",
+    "collect_lanes",
+    "lane_dir",
+    "lane_dirs",
+    "lane_manifest",
+    "lane_plan",
+    "publish",
+]
+
+_POLL_S = 0.2
+
+
+def lane_manifest(manifest_path: Path, lane: Lane) -> Manifest:
+    """The campaign as one lane runs it: the same plan, on the lane's own single target.
+
+    Validated again from the file (already checked by ``load_manifest``) so that the metric
+    queries get the lane's namespace substituted, not lane 1's."""
+    data: Any = yaml.safe_load(manifest_path.read_text(encoding="utf-8"))
+    data["target"] = lane.target.model_dump(mode="json", exclude_none=True)
+    return Manifest.model_validate(data)
+
+
+def lane_plan(plan: CollectionPlan, lane: Lane) -> CollectionPlan:
+    """``plan`` for one lane: the same incidents, chaos objects rendered into its namespace."""
+    manifest = lane_manifest(plan.manifest_path, lane)
+    topology = SYSTEMS[manifest.system]
+    wanted = {item.incident.id for item in plan.items}
+    items = [
+        PlannedChaos(i, render_chaos(i, manifest.namespace, topology))
+        for i in plan_incidents(manifest)
+        if i.id in wanted
+    ]
+    return replace(plan, manifest=manifest, items=items)
+
+
+# --- progress ----------------------------------------------------------------------------
+
+
+class LanesObserver(Protocol):
+    """Progress of a lanes run; the CLI draws one line per lane from it."""
+
+    def campaign_started(self, pending: int, skipped: int, lanes: Sequence[str]) -> None:
+        """Collection of ``pending`` incidents on ``lanes`` begins."""
+
+    def incident_started(self, lane: str, incident_id: str) -> None:
+        """A lane took an incident."""
+
+    def step_started(self, lane: str, incident_id: str, step: str) -> None:
+        """A lane's incident entered a lifecycle step."""
+
+    def incident_finished(self, lane: str, result: IncidentResult, cluster_s: float) -> None:
+        """A lane finished an incident that took ``cluster_s`` seconds of cluster time."""
+
+    def message(self, text: str) -> None:
+        """Something the user should read."""
+
+
+class NullLanesObserver:
+    """Ignores everything."""
+
+    def campaign_started(self, pending: int, skipped: int, lanes: Sequence[str]) -> None:
+        """Ignored."""
+
+    def incident_started(self, lane: str, incident_id: str) -> None:
+        """Ignored."""
+
+    def step_started(self, lane: str, incident_id: str, step: str) -> None:
+        """Ignored."""
+
+    def incident_finished(self, lane: str, result: IncidentResult, cluster_s: float) -> None:
+        """Ignored."""
+
+    def message(self, text: str) -> None:
+        """Ignored."""
+
+
+class _ListQueue(list[tuple[Any, ...]]):
+    """The events queue of an inline run: the parent reads what the lanes appended."""
+
+    def put(self, event: tuple[Any, ...]) -> None:
+        self.append(event)
+
+
+def _run_inline(
+    jobs: list[LaneJob],
+    cluster_factory: Callable[[Manifest, Path], Cluster],
+    observer: LanesObserver,
+    out: LanesSummary,
+) -> None:
+    """Lanes in turn in this process, one incident each per round (tests, debugging).
+
+    Same lane directories, lane plans and publishing as the process runner, with a given
+    ``cluster_factory`` (e.g. an API emulator) that a spawned process could not receive."""
+    events = _ListQueue()
+    for index, incident_id in enumerate(jobs[0].pending):
+        job = jobs[index % len(jobs)]
+        stopped = collect_one(job, incident_id, events, cluster_factory)
+        for event in events:
+            _dispatch(event, observer, out)
+        events.clear()
+        if stopped:
+            return
+
+
+# --- the parent ----------------------------------------------------------------------------
+
+
+@dataclass
+class LaneStats:
+    """What one lane did in this run."""
+
+    incidents: int = 0
+    cluster_s: float = 0.0
+    """Cluster seconds its incidents took: virtual on the simulator, real on Kubernetes."""
+
+
+@dataclass
+class LanesSummary:
+    """A lanes run: the usual campaign summary plus what each lane did."""
+
+    summary: CampaignSummary
+    lanes: dict[str, LaneStats] = field(default_factory=dict)
+    errors: list[tuple[str, str, str]] = field(default_factory=list)
+    """(lane, error type, message) of lanes that stopped on an error."""
+    spans: dict[str, float] = field(default_factory=dict)
+    """Incident id -> cluster seconds it took."""
+    order: list[str] = field(default_factory=list)
+    """Incident ids in plan order."""
+    virtual: bool = False
+    """Cluster seconds are the simulator's, not real ones."""
+    cleanup: str = "r2act cleanup"
+    """The command that cleans this run's lanes, for messages."""
+
+    @property
+    def cluster_s(self) -> float:
+        """The run's length on the cluster's clock.
+
+        On Kubernetes, the busiest lane's real seconds. On the simulator, which lane takes
+        which incident depends on how fast each process generates telemetry, not on the
+        virtual durations; a real run's lanes free up after the real durations, so the
+        wall-clock a real run would take is the list schedule of the virtual spans in plan
+        order over the lanes (``campaigns.estimate.makespan``)."""
+        if self.virtual:
+            spans = [self.spans[i] for i in self.order if i in self.spans]
+            return makespan(spans, max(len(self.lanes), 1))
+        return max((s.cluster_s for s in self.lanes.values()), default=0.0)
+
+
+def collect_lanes(
+    plan: CollectionPlan,
+    run_dir: Path,
+    *,
+    resume_run: bool = True,
+    force: bool = False,
+    observer: LanesObserver | None = None,
+    cluster_factory: Callable[[Manifest, Path], Cluster] = open_target,
+    inline: bool = False,
+    settings: CollectSettings | None = None,
+) -> LanesSummary:
+    """Collect ``plan`` on every lane of its target at once into ``run_dir/raw``.
+
+    ``cluster_factory`` connects to a lane (its target, its lane directory); the lane
+    processes always use ``open_target``, so another factory needs ``inline=True``."""
+    observer = observer or NullLanesObserver()
+    ledger.check_out_dir(run_dir)
+    with ledger.run_lock(run_dir, "collect (lanes)"):
+        ledger.run_id(run_dir, "collect")  # marks the directory as r2act's
+        return _collect_lanes_locked(
+            plan, run_dir, resume_run=resume_run, force=force, observer=observer,
+            cluster_factory=cluster_factory, inline=inline, settings=settings,
+        )  # fmt: skip
+
+
+def _collect_lanes_locked(
+    plan: CollectionPlan,
+    run_dir: Path,
+    *,
+    resume_run: bool,
+    force: bool,
+    observer: LanesObserver,
+    cluster_factory: Callable[[Manifest, Path], Cluster],
+    inline: bool,
+    settings: CollectSettings | None,
+) -> LanesSummary:
+    wall = time.perf_counter()
+    lanes = lane_targets(plan.manifest.target)
+    raw = layout.raw_dir(run_dir)
+    cleanup = cleanup_command(plan.manifest_path, run_dir, plan.manifest)
+    for lane in lanes:  # a lane stopped hard (SIGKILL) left its fault: no lane may start
+        ledger.refuse_if_pending(lane_dir(run_dir, lane.name), cleanup)
+    for lane in lanes:  # incidents a stopped run completed but had not moved yet
+        publish(lane_dir(run_dir, lane.name), run_dir)
+    found = resume.scan(raw)
+    ids = [item.incident.id for item in plan.items]
+    if not resume_run:
+        resume.refuse_unless_forced(run_dir, found, force)
+    done = set() if not resume_run else found.complete & set(ids)
+    pending = tuple(i for i in ids if i not in done)
+    summary = CampaignSummary(plan.manifest.name, run_dir, len(ids), skipped=len(done))
+    out = LanesSummary(
+        summary,
+        {lane.name: LaneStats() for lane in lanes},
+        order=ids,
+        virtual=isinstance(plan.manifest.target, SimTarget),
+        cleanup=cleanup,
+    )
+    active = lanes[: len(pending)]
+    observer.campaign_started(len(pending), len(done), [lane.name for lane in active])
+    if not pending:
+        return out
+    resume.check_writable(run_dir)
+    plans = _checked_plans(plan, active, run_dir, cluster_factory)
+    if not resume_run:
+        summary.moved_aside += resume.move_aside(
+            raw, found.complete & set(pending), layout.SUPERSEDED_DIR
+        )
+    positions = {i.id: n for n, i in enumerate(plan_incidents(plan.manifest))}
+    if inline:
+        jobs = [
+            LaneJob(p, name, run_dir, pending, positions, os.getpid(), settings)
+            for name, p in plans.items()
+        ]
+        _run_inline(jobs, cluster_factory, observer, out)
+    else:
+        _run_lanes(plans, run_dir, pending, positions, observer, out)
+    summary.wall_s = time.perf_counter() - wall
+    return out
+
+
+def _checked_plans(
+    plan: CollectionPlan,
+    lanes: Sequence[Lane],
+    run_dir: Path,
+    cluster_factory: Callable[[Manifest, Path], Cluster],
+) -> dict[str, CollectionPlan]:
+    """Each lane's plan, after every lane passed its safety check and none shares a node.
+
+    Connecting runs the adapter's safety check (context, opt-in label), so a lane that is
+    not opted in stops the whole run before any lane writes anything. Kubernetes lanes on
+    one cluster must run on separate nodes (one lane's CPU stress or pod failure would
+    disturb the other's baseline) unless the target says ``allow_shared_nodes``; then the
+    quality gate flags incidents whose windows overlap a disturbance on a shared node."""
+    placement: dict[str, tuple[str, list[str]]] = {}
+    plans: dict[str, CollectionPlan] = {}
+    for lane in lanes:
+        own = lane_plan(plan, lane)
+        cluster = cluster_factory(own.manifest, lane_dir(run_dir, lane.name))
+        try:
+            pod_nodes = getattr(cluster, "pod_nodes", None)
+            nodes = sorted(set(pod_nodes().values())) if pod_nodes is not None else []
+        finally:
+            if (close := getattr(cluster, "close", None)) is not None:
+                close()
+        where = getattr(lane.target, "context", None) or f"sim:{getattr(lane.target, 'name', '')}"
+        placement[lane.name] = (where, nodes)
+        info = {"name": lane.name, "cluster": where, "nodes": nodes}
+        plans[lane.name] = replace(own, lane=info)
+    allowed = bool(getattr(plan.manifest.target, "allow_shared_nodes", False))
+    if (shared := shared_nodes(placement)) and not allowed:
+        first, other, node = shared[0]
+        raise SafetyError(
+            f"{first} and {other} both run on node {node}: concurrent faults would disturb "
+            "each other (pin each lane to its own nodes, see deploy/kind/lanes, or set "
+            "target.allow_shared_nodes: true to accept it; the audit then flags overlaps)"
+        )
+    return plans
+
+
+def _run_lanes(  # noqa: PLR0917 - private, called once
+    plans: dict[str, CollectionPlan],
+    run_dir: Path,
+    pending: tuple[str, ...],
+    positions: dict[str, int],
+    observer: LanesObserver,
+    out: LanesSummary,
+) -> None:
+    context = multiprocessing.get_context("spawn")
+    counter = context.Value("i", 0)
+    events = context.Queue()
+    processes = {
+        name: context.Process(
+            target=lane_main,
+            args=(LaneJob(plan, name, run_dir, pending, positions, os.getpid()), counter, events),
+            name=f"r2act-{name}",
+            daemon=False,
+        )
+        for name, plan in plans.items()
+    }
+    with _forwarding(processes) as signals:
+        for process in processes.values():
+            process.start()
+        for signum in dict.fromkeys(signals):  # arrived before every lane had a pid
+            _send(processes, signum)
+        running = set(processes)
+        while running:
+            try:
+                event = events.get(timeout=_POLL_S)
+            except queue.Empty:
+                for name in [n for n in running if not processes[n].is_alive()]:
+                    _lost(name, processes[name], observer, out)
+                    running.discard(name)
+                continue
+            if event[0] == "done":
+                running.discard(event[1])
+            else:
+                _dispatch(event, observer, out)
+        for process in processes.values():
+            process.join()
+        # what arrived between the last 'done' and the join
+        while True:
+            try:
+                _dispatch(events.get_nowait(), observer, out)
+            except queue.Empty:
+                break
+    if signals and out.summary.interrupted_by is None:
+        out.summary.interrupted_by = signals[0]
+    if out.errors:
+        lane, kind, message = out.errors[0]
+        error = SafetyError if kind == "SafetyError" else DataError
+        raise error(f"{lane}: {message}")
+
+
+def _dispatch(event: tuple[Any, ...], observer: LanesObserver, out: LanesSummary) -> None:
+    kind, lane = event[0], event[1]
+    if kind == "started":
+        observer.incident_started(lane, event[2])
+    elif kind == "step":
+        observer.step_started(lane, event[2], event[3])
+    elif kind == "finished":
+        result, spent = event[2], event[3]
+        out.summary.results.append(result)
+        stats = out.lanes[lane]
+        stats.incidents += 1
+        stats.cluster_s += spent
+        out.spans[result.incident_id] = spent
+        observer.incident_finished(lane, result, spent)
+    elif kind == "interrupted":
+        if out.summary.interrupted_by is None:
+            out.summary.interrupted_by = event[2]
+    elif kind == "message":
+        observer.message(f"{lane}: {event[2]}")
+    elif kind == "error":
+        out.errors.append((lane, event[2], event[3]))
+        observer.message(f"{lane} stopped: {event[3]}")
+
+
+def _lost(name: str, process: Any, observer: LanesObserver, out: LanesSummary) -> None:
+    """A lane process ended without saying so (killed): its fault may be left."""
+    code = process.exitcode
+    message = (
+        f"the lane process ended unexpectedly (exit code {code}); its fault may still be "
+        f"injected: run `{out.cleanup}` before collecting again"
+    )
+    observer.message(f"{name}: {message}")
+    out.errors.append((name, "SafetyError", message))
+
+
+def _send(processes: dict[str, Any], signum: int) -> None:
+    for process in processes.values():
+        if process.pid is not None and process.is_alive():
+            with suppress(ProcessLookupError):
+                os.kill(process.pid, signum)
+
+
+@contextmanager
+def _forwarding(processes: dict[str, Any]) -> Iterator[list[int]]:
+    """While lanes run: SIGINT/SIGTERM/SIGHUP go to every live lane once, never kill us."""
+    received: list[int] = []
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        first = signum not in received
+        received.append(signum)
+        if first:
+            _send(processes, signum)
+
+    previous = {signum: signal.signal(signum, forward) for signum in FORWARDED}
+    try:
+        yield received
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
