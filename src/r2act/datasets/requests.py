@@ -8,10 +8,11 @@ table at the metric step (one row per step, phase and series), with plain ``serv
 - ``frontend-log``: the frontend's HTTP middleware logs one ``request complete`` line per
   request (``http.req.method``, ``http.req.path``, ``http.resp.status``,
   ``http.resp.took_ms``) -> per route (``service`` = frontend): requests/s, errors/s
-  (status >= 500), error ratio and latency p50/p95/p99. Its ``request error`` lines quote
-  the failed call (e.g. ``could not retrieve cart: rpc error ... lookup cartservice``) ->
-  where the text names a service, that called service gets errors/s per route (its own
-  request count is not logged, so requests/s and the ratio stay null).
+  (status >= 500), error ratio and latency p50/p95/p99. Its ``request error`` lines open
+  with the wrap of the handler step that failed (``could not retrieve cart: rpc error
+  ...``), which names the called backend (``systems.onlineboutique.FRONTEND_STEP_BACKENDS``;
+  otherwise a service named in the text) -> that called service gets errors/s per route
+  (its own request count is not logged, so requests/s and the ratio stay null).
 - ``locust-stats``: the load generator prints a stats table every few seconds (per name:
   cumulative counts, current req/s and failures/s, cumulative median) -> per route the
   mean req/s and failures/s over the prints in the step; the ``Aggregated`` row is route
@@ -37,6 +38,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
 from r2act.datasets.layout import REQUEST_TABLE
+from r2act.systems.onlineboutique import frontend_error_backend
 
 FRONTEND: Final = "frontend"
 LOADGEN: Final = "loadgenerator"
@@ -154,7 +156,9 @@ def _frontend(lines: pa.Table, edges: dict[str, np.ndarray], services: list[str]
         }
     )
     failed = parsed[(parsed["message"] == "request error") & parsed["error"].notna()]
-    callee = [_named_service(text, services) for text in failed["error"]]
+    callee = [
+        frontend_error_backend(text) or _named_service(text, services) for text in failed["error"]
+    ]
     failed = failed.assign(callee=callee)
     failed = failed[failed["callee"].notna()]
     if failed.empty:

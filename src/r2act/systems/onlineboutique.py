@@ -228,3 +228,30 @@ ONLINE_BOUTIQUE = Topology(
     ],
 )
 """Online Boutique as deployed by the v0.10.6 release manifests."""
+
+FRONTEND_STEP_BACKENDS: tuple[tuple[str, str], ...] = (
+    ("could not retrieve currencies", "currencyservice"),  # frontend/handlers.go L64
+    ("could not retrieve products", "productcatalogservice"),  # L69
+    ("could not retrieve cart", "cartservice"),  # L74
+    ("failed to do currency conversion for product", "currencyservice"),  # L86
+    ("could not retrieve product", "productcatalogservice"),  # L156, L287 ("#N")
+    ("failed to convert currency", "currencyservice"),  # L173, rpc.go L96
+    ("could not convert currency", "currencyservice"),  # L292
+    ("failed to add to cart", "cartservice"),  # L232
+    ("failed to empty cart", "cartservice"),  # L244
+    ("failed to get shipping quote", "shippingservice"),  # L273
+    ("failed to complete the order", "checkoutservice"),  # L372
+    ("failed to get recommended product info", "productcatalogservice"),  # rpc.go L109
+    ("failed to get ads", "adservice"),  # rpc.go L126
+)
+"""The frontend's error wraps (``errors.Wrap`` in ``frontend/handlers.go`` and ``rpc.go``)
+and the backend each handler step calls: the wrap is how the frontend's own log names the
+backend a request failed on, since the gRPC error under it names only an address."""
+
+
+def frontend_error_backend(error: str) -> str | None:
+    """The backend a frontend ``request error`` text says failed, from its outermost wrap."""
+    for wrap, backend in FRONTEND_STEP_BACKENDS:
+        if error.startswith(wrap):
+            return backend
+    return None

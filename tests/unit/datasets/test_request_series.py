@@ -136,3 +136,18 @@ def test_locust_stats_give_rates_per_route_and_the_aggregate_median() -> None:
 def test_no_request_lines_give_an_empty_table_with_the_schema() -> None:
     table = derive(CASE, layout.LOG_TABLE.empty_table(), _metrics([1.0, 16.0]), ["during"])
     assert table.num_rows == 0 and table.schema.equals(layout.REQUEST_TABLE)
+
+
+def test_the_frontends_wrap_names_the_backend_when_the_grpc_error_names_only_an_address() -> None:
+    # The real frontend (handlers.go) wraps a dial error that carries only an IP:port.
+    dial = 'rpc error: code = Unavailable desc = connection error: desc = "transport: dial tcp'
+    rows = [
+        _error(101.0, "/product/OLJCESPC7Z", f"could not retrieve cart: {dial} 10.96.78.179:7070"),
+        _error(102.0, "/cart", f"failed to get shipping quote: {dial} 10.96.1.2:50051"),
+        _error(103.0, "/", "something no handler step wraps"),
+    ]
+    frame = derive(CASE, _logs(rows), _metrics([100.0, 115.0]), ["during"]).to_pandas()
+    callees = frame[frame.service != "frontend"].set_index("service")
+    assert callees.loc["cartservice", "route"] == "GET /product/*"
+    assert callees.loc["shippingservice", "route"] == "GET /cart"
+    assert len(callees) == 2  # an unknown text is attributed to nobody
