@@ -59,4 +59,13 @@ def audit(
     reasons = Counter(code for v in result.verdicts for code in v.reasons)
     for code, n in reasons.most_common(8):
         console.print(f"  {code}: {n}", highlight=False)
+    from r2act.quality_gate.report import shortfalls
+
+    short = shortfalls(result.verdicts)
+    if short:
+        lacking = sum(q - m for m, q in short.values())
+        console.print(
+            f"[yellow]warning:[/] {len(short)} cells lack {lacking} main incidents "
+            "(listed in the report; raise the campaign's spares and rerun collect)"
+        )
     console.print(f"report: {result.audit_dir / REPORT_MD}", highlight=False)

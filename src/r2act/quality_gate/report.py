@@ -27,6 +27,20 @@ def cell_counts(verdicts: list[Verdict]) -> dict[tuple[str, str], int]:
     return dict(counts)
 
 
+def shortfalls(verdicts: list[Verdict]) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """Cells (service, fault type, intensity) with a quota that ended with fewer main
+    incidents than it: cell -> (main, quota). Spares exist to make this empty."""
+    quota: dict[tuple[str, str, str], int] = {}
+    main: Counter[tuple[str, str, str]] = Counter()
+    for v in verdicts:
+        if v.quota is None or not (v.service and v.fault_type and v.intensity):
+            continue
+        cell = (v.service, v.fault_type.value, v.intensity.value)
+        quota[cell] = v.quota
+        main[cell] += v.group == Group.MAIN
+    return {c: (main[c], q) for c, q in sorted(quota.items()) if main[c] < q}
+
+
 def render_report(campaign: str, verdicts: list[Verdict]) -> str:
     """The whole report as Markdown text."""
     groups = Counter(v.group for v in verdicts)
@@ -74,6 +88,19 @@ def render_report(campaign: str, verdicts: list[Verdict]) -> str:
         lines.append(f"{len(cells)} non-empty cells.")
     else:
         lines.append("No main incidents.")
+
+    short = shortfalls(verdicts)
+    if short:
+        lines += ["", "## Cells below quota", ""]
+        lines.append(
+            f"{len(short)} cells lack {sum(q - m for m, q in short.values())} main incidents "
+            "(raise the campaign's spares and rerun collect; the rerun collects only new ones)."
+        )
+        lines.append("")
+        lines += _table(
+            ["service", "fault type", "intensity", "main", "quota"],
+            [[*cell, str(m), str(q)] for cell, (m, q) in short.items()],
+        )
 
     trail = [v for v in verdicts if v.group != Group.MAIN]
     lines += ["", "## Audit trail (non-main incidents)", ""]
