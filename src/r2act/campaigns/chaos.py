@@ -15,10 +15,15 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from r2act.schema import CONFIG_FAULT_KIND, FaultType, PlannedIncident, Topology
+from r2act.schema import (
+    CONFIG_FAULT_API_VERSION,
+    CONFIG_FAULT_KIND,
+    FaultType,
+    PlannedIncident,
+    Topology,
+)
 
 API_VERSION = "chaos-mesh.org/v1alpha1"
-CONFIG_FAULT_API_VERSION = "r2act.io/v1alpha1"
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "r2act"
 INCIDENT_LABEL = "r2act.io/incident"

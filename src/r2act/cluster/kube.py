@@ -34,6 +34,7 @@ from r2act.cluster.base import (
     Cluster,
     foreign_reason,
 )
+from r2act.cluster.config_fault_object import parse as parse_config_object
 from r2act.cluster.kube_api import (
     JSON_PATCH,
     REQUIRED_PERMISSIONS,
@@ -357,7 +358,7 @@ class KubeCluster:
     # -- ConfigFault ---------------------------------------------------------------------------
 
     def _inject_config(self, obj: ChaosObject) -> ChaosRef:
-        name, spec = config_fault.parse(obj)
+        name, spec = parse_config_object(obj)
         meta = obj.get("metadata") or {}
         if meta.get("namespace", self._namespace) != self._namespace:
             raise SafetyError(

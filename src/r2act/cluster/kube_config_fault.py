@@ -19,51 +19,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from r2act.cluster.base import MANAGED_BY, MANAGED_BY_LABEL, RUN_LABEL
-from r2act.errors import ConflictError, PermanentClusterError
-from r2act.schema import ChaosRecord, ChaosStatus, memory_bytes
+from r2act.cluster.config_fault_object import parse, rejected
+from r2act.errors import ConflictError
+from r2act.schema import (
+    CONFIG_FAULT_ANNOTATION,
+    CONFIG_FAULT_API_VERSION,
+    CONFIG_FAULT_KIND,
+    CONFIG_FAULT_RUN_ANNOTATION,
+    ChaosRecord,
+    ChaosStatus,
+    memory_bytes,
+)
 
-KIND: Final = "ConfigFault"
-API_VERSION: Final = "r2act.io/v1alpha1"
-ANNOTATION: Final = "r2act.io/config-fault"
-RUN_ANNOTATION: Final = "r2act.io/run-id"
+KIND: Final = CONFIG_FAULT_KIND
+API_VERSION: Final = CONFIG_FAULT_API_VERSION
+ANNOTATION: Final = CONFIG_FAULT_ANNOTATION
+RUN_ANNOTATION: Final = CONFIG_FAULT_RUN_ANNOTATION
 _POINTER: Final = "/metadata/annotations/" + ANNOTATION.replace("~", "~0").replace("/", "~1")
 
 Json = Mapping[str, Any]
-
-
-def _bad(name: str, what: str) -> PermanentClusterError:
-    return PermanentClusterError(f"ConfigFault {name!r} rejected: {what}")
-
-
-def parse(obj: Json) -> tuple[str, dict[str, Any]]:
-    """(name, spec) of a ConfigFault; PermanentClusterError naming what is wrong."""
-    metadata = obj.get("metadata") or {}
-    name = str(metadata.get("name") or "")
-    spec = dict(obj.get("spec") or {})
-    if obj.get("apiVersion") != API_VERSION:
-        raise _bad(name, f"apiVersion must be {API_VERSION}")
-    if not name:
-        raise _bad(name, "metadata.name is missing")
-    if not isinstance(spec.get("deployment"), str) or not isinstance(spec.get("container"), str):
-        raise _bad(name, "spec needs deployment and container names")
-    env, resources = spec.get("env"), spec.get("resources")
-    if (env is None) == (resources is None):
-        raise _bad(name, "spec needs exactly one of env and resources")
-    if env is not None and (not isinstance(env, Mapping) or not env):
-        raise _bad(name, "spec.env must map variable names to values")
-    if resources is not None:
-        limits = (resources or {}).get("limits") if isinstance(resources, Mapping) else None
-        if (
-            not isinstance(limits, Mapping)
-            or set(limits) != {"memory"}
-            or set(resources) != {"limits"}
-        ):
-            raise _bad(name, "spec.resources must be {limits: {memory: <quantity>}}")
-        try:
-            memory_bytes(str(limits["memory"]))
-        except ValueError as exc:
-            raise _bad(name, f"memory limit {limits['memory']!r}: {exc}") from exc
-    return name, spec
 
 
 def bookkeeping(deployment: Json) -> dict[str, Any] | None:
@@ -88,7 +62,7 @@ def _index(deployment: Json, container: str, name: str) -> int:
         if found.get("name") == container:
             return index
     deployment_name = (deployment.get("metadata") or {}).get("name")
-    raise _bad(name, f"deployment {deployment_name} has no container {container!r}")
+    raise rejected(name, f"deployment {deployment_name} has no container {container!r}")
 
 
 def _env_value(env: list[Any], variable: str) -> str | None:

@@ -5,7 +5,16 @@ export``) and never written by hand.
 """
 
 from r2act.schema.cluster import Change, ChaosRef, HealthReport, PlanEffect, PreflightReport
-from r2act.schema.faults import CHAOS_KIND, CONFIG_FAULT_KIND, FaultSpec, FaultType, Intensity
+from r2act.schema.faults import (
+    CHAOS_KIND,
+    CONFIG_FAULT_ANNOTATION,
+    CONFIG_FAULT_API_VERSION,
+    CONFIG_FAULT_KIND,
+    CONFIG_FAULT_RUN_ANNOTATION,
+    FaultSpec,
+    FaultType,
+    Intensity,
+)
 from r2act.schema.incidents import (
     INCIDENT_ID_PATTERN,
     PhaseDurations,
@@ -57,7 +66,10 @@ from r2act.schema.topology import ContainerSpec, DeploymentSpec, HttpRoute, Topo
 
 __all__ = [
     "CHAOS_KIND",
+    "CONFIG_FAULT_ANNOTATION",
+    "CONFIG_FAULT_API_VERSION",
     "CONFIG_FAULT_KIND",
+    "CONFIG_FAULT_RUN_ANNOTATION",
     "INCIDENT_ID_PATTERN",
     "PHASES",
     "PLAN_ADAPTER",

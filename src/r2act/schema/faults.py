@@ -29,6 +29,12 @@ class Intensity(StrEnum):
 
 CONFIG_FAULT_KIND = "ConfigFault"
 """r2act's own injector: a change to a Deployment's pod template (``r2act.io/v1alpha1``)."""
+CONFIG_FAULT_API_VERSION = "r2act.io/v1alpha1"
+"""apiVersion of a rendered ConfigFault object (never sent to an API server as such)."""
+CONFIG_FAULT_ANNOTATION = "r2act.io/config-fault"
+"""Deployment annotation holding the originals a ConfigFault replaced, its name and run."""
+CONFIG_FAULT_RUN_ANNOTATION = "r2act.io/run-id"
+"""Object annotation that may carry the run id when the run label is absent."""
 
 CHAOS_KIND: dict[FaultType, str] = {
     FaultType.POD_FAILURE: "PodChaos",

@@ -15,10 +15,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from r2act.cluster.config_fault_object import parse as parse_config_object
 from r2act.cluster.sim.state import ChaosRec, PodRec
 from r2act.cluster.sim.texts import T
 from r2act.errors import PermanentClusterError
-from r2act.schema import ChaosEvent, ChaosRecord, ChaosStatus, memory_bytes
+from r2act.schema import (
+    ChaosEvent,
+    ChaosRecord,
+    ChaosStatus,
+    memory_bytes,
+)
 
 KINDS = ("PodChaos", "StressChaos", "NetworkChaos", "HTTPChaos", "DNSChaos")
 CONTAINER_LEVEL = frozenset({"StressChaos", "DNSChaos"})
@@ -217,12 +223,6 @@ def _record(rec: ChaosRec, pod: str, t: float, stopped: bool) -> ChaosRecord:
     return ChaosRecord(id=record_id, phase="Injected", injected_count=1, events=events)
 
 
-CONFIG_FAULT_KIND = "ConfigFault"
-CONFIG_FAULT_API = "r2act.io/v1alpha1"
-CONFIG_FAULT_ANNOTATION = "r2act.io/config-fault"
-"""Deployment annotation holding the originals a ConfigFault replaced (see CONTRACTS)."""
-
-
 @dataclass(frozen=True)
 class ConfigSpec:
     """What a ConfigFault changes in one deployment's pod template."""
@@ -235,31 +235,13 @@ class ConfigSpec:
 
 def parse_config_fault(obj: Mapping[str, Any]) -> tuple[str, ConfigSpec]:
     """(name, spec) of an r2act ConfigFault; PermanentClusterError when malformed."""
-    metadata = obj.get("metadata") or {}
-    name = str(metadata.get("name", ""))
-    spec = obj.get("spec") or {}
-    if obj.get("apiVersion") != CONFIG_FAULT_API:
-        raise _bad(name, f"ConfigFault apiVersion must be {CONFIG_FAULT_API}")
-    if not name:
-        raise _bad(name, "metadata.name is missing")
-    deployment, container = spec.get("deployment"), spec.get("container")
-    if not isinstance(deployment, str) or not isinstance(container, str):
-        raise _bad(name, "ConfigFault spec needs deployment and container names")
-    env, resources = spec.get("env"), spec.get("resources")
-    if (env is None) == (resources is None):
-        raise _bad(name, "ConfigFault spec needs exactly one of env and resources")
+    name, spec = parse_config_object(obj)
+    deployment, container = str(spec["deployment"]), str(spec["container"])
+    env = spec.get("env")
     if env is not None:
-        if not isinstance(env, Mapping) or not env:
-            raise _bad(name, "ConfigFault env must map variable names to values")
         pairs = tuple(sorted((str(k), str(v)) for k, v in env.items()))
         return name, ConfigSpec(deployment, container, env=pairs)
-    limits = (resources or {}).get("limits") or {}
-    if set(limits) != {"memory"} or set(resources or {}) != {"limits"}:
-        raise _bad(name, "ConfigFault resources must be {limits: {memory: <quantity>}}")
-    try:
-        limit = memory_bytes(str(limits["memory"]))
-    except ValueError as exc:
-        raise _bad(name, f"memory limit {limits['memory']!r}: {exc}") from exc
+    limit = memory_bytes(str(spec["resources"]["limits"]["memory"]))
     return name, ConfigSpec(deployment, container, memory_limit=limit)
 
 

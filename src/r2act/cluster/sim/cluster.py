@@ -28,7 +28,7 @@ from r2act.cluster.base import (
 )
 from r2act.cluster.sim import configfault
 from r2act.cluster.sim.calibration import log_scale
-from r2act.cluster.sim.chaos import CONFIG_FAULT_KIND, chaos_status
+from r2act.cluster.sim.chaos import chaos_status
 from r2act.cluster.sim.events import window_events
 from r2act.cluster.sim.glitches import Glitches
 from r2act.cluster.sim.lifecycle import create, creation_events, delete, incident_of
@@ -58,6 +58,7 @@ from r2act.cluster.sim.timeline import (
 from r2act.cluster.sim.view import cluster_state, health_report
 from r2act.errors import DataError, ForeignObjectError
 from r2act.schema import (
+    CONFIG_FAULT_KIND,
     ChaosRef,
     ChaosStatus,
     ClusterState,

@@ -17,16 +17,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from r2act.cluster.base import INCIDENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, RUN_LABEL
-from r2act.cluster.sim.chaos import (
-    CONFIG_FAULT_ANNOTATION,
-    CONFIG_FAULT_KIND,
-    ConfigSpec,
-    parse_config_fault,
-)
+from r2act.cluster.sim.chaos import ConfigSpec, parse_config_fault
 from r2act.cluster.sim.plans import _next, rollout
 from r2act.cluster.sim.state import ChaosRec, PodRec, SimState, TemplateRec
 from r2act.errors import ConflictError, NotFoundError, PermanentClusterError
 from r2act.schema import (
+    CONFIG_FAULT_ANNOTATION,
+    CONFIG_FAULT_KIND,
+    CONFIG_FAULT_RUN_ANNOTATION,
     ChaosRecord,
     ChaosRef,
     ChaosStatus,
@@ -34,8 +32,6 @@ from r2act.schema import (
     format_mebibytes,
     memory_bytes,
 )
-
-RUN_ANNOTATION = "r2act.io/run-id"
 
 
 def _meta(obj: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
@@ -82,7 +78,7 @@ def inject(state: SimState, topology: Topology, obj: Mapping[str, Any]) -> Chaos
         {
             "name": name,
             "incidentId": incident,
-            "runId": labels.get(RUN_LABEL) or annotations.get(RUN_ANNOTATION),
+            "runId": labels.get(RUN_LABEL) or annotations.get(CONFIG_FAULT_RUN_ANNOTATION),
             "container": spec.container,
             **originals,
         },
