@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
+from r2act.cluster.base import RUN_LABEL
 from r2act.schema import (
     ChaosEvent,
     ChaosRecord,
@@ -263,7 +264,7 @@ def chaos_ref(obj: Json, incident_label: str) -> ChaosRef:
         name=str(meta.get("name", "")),
         namespace=str(meta.get("namespace", "")),
         incident_id=_dict(meta.get("labels")).get(incident_label),
-        run_id=_dict(meta.get("labels")).get("r2act.io/run"),
+        run_id=_dict(meta.get("labels")).get(RUN_LABEL),
     )
 
 
