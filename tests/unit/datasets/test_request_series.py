@@ -151,3 +151,16 @@ def test_the_frontends_wrap_names_the_backend_when_the_grpc_error_names_only_an_
     assert callees.loc["cartservice", "route"] == "GET /product/*"
     assert callees.loc["shippingservice", "route"] == "GET /cart"
     assert len(callees) == 2  # an unknown text is attributed to nobody
+
+
+def test_every_wrap_the_simulator_renders_maps_back_to_the_backend_that_failed() -> None:
+    # systems.onlineboutique holds the wrap -> backend table the derivation reads; the
+    # simulator's renderer holds the page -> backend -> wrap table: they must agree.
+    from r2act.cluster.sim.errtexts import FRONTEND_STEPS, frontend_error
+    from r2act.systems.onlineboutique import frontend_error_backend
+
+    pairs = [(scope, backend) for scope, steps in FRONTEND_STEPS.items() for backend, _ in steps]
+    assert len(pairs) > 10
+    for scope, backend in pairs:
+        text = frontend_error(scope, backend, "unavailable")
+        assert frontend_error_backend(text) == backend, (scope, backend, text)
