@@ -79,9 +79,8 @@ def admit(passed: Iterable[tuple[str, CellKey, int, int | None]]) -> Admission:
 
 
 def shortfall(
-    plan: Iterable[PlannedIncident], admitted: Iterable[PlannedIncident]
-) -> dict[CellKey, int]:
-    """Cells that ended below quota -> how many incidents they lack."""
-    wanted = quotas(plan)
-    got = Counter(cell_of(i) for i in admitted)
-    return {cell: q - got[cell] for cell, q in wanted.items() if got[cell] < q}
+    wanted: Mapping[CellKey, int], admitted: Iterable[CellKey]
+) -> dict[CellKey, tuple[int, int]]:
+    """Cells that ended below their quota -> (admitted, quota), in cell order."""
+    got = Counter(admitted)
+    return {cell: (got[cell], q) for cell, q in sorted(wanted.items()) if got[cell] < q}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from r2act.campaigns.quotas import CellKey, shortfall
 from r2act.quality_gate.problems import Group, Verdict
 from r2act.schema import FaultType
 
@@ -27,18 +28,16 @@ def cell_counts(verdicts: list[Verdict]) -> dict[tuple[str, str], int]:
     return dict(counts)
 
 
-def shortfalls(verdicts: list[Verdict]) -> dict[tuple[str, str, str], tuple[int, int]]:
+def shortfalls(verdicts: list[Verdict]) -> dict[CellKey, tuple[int, int]]:
     """Cells (service, fault type, intensity) with a quota that ended with fewer main
     incidents than it: cell -> (main, quota). Spares exist to make this empty."""
-    quota: dict[tuple[str, str, str], int] = {}
-    main: Counter[tuple[str, str, str]] = Counter()
-    for v in verdicts:
-        if v.quota is None or not (v.service and v.fault_type and v.intensity):
-            continue
-        cell = (v.service, v.fault_type.value, v.intensity.value)
-        quota[cell] = v.quota
-        main[cell] += v.group == Group.MAIN
-    return {c: (main[c], q) for c, q in sorted(quota.items()) if main[c] < q}
+    cells = [
+        (v, (v.service, v.fault_type, v.intensity))
+        for v in verdicts
+        if v.quota is not None and v.service and v.fault_type and v.intensity
+    ]
+    wanted = {cell: v.quota for v, cell in cells if v.quota is not None}
+    return shortfall(wanted, [cell for v, cell in cells if v.group == Group.MAIN])
 
 
 def render_report(campaign: str, verdicts: list[Verdict]) -> str:
