@@ -32,9 +32,9 @@ def allowed_targets(system: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def envelope_problem(plan: RecoveryPlan, record: BenchmarkRecord, namespace: str) -> str | None:
-    """Why replaying ``plan`` for ``record`` in ``namespace`` is out of bounds, else None."""
-    del namespace  # everything is rendered into the target's namespace, never a record's
+def envelope_problem(plan: RecoveryPlan, record: BenchmarkRecord) -> str | None:
+    """Why replaying ``plan`` for ``record`` is out of bounds, else None (the namespace is
+    never a record's: everything is rendered into the replay target's)."""
     allowed = allowed_targets(record.metadata.system)
     if not allowed:
         return f"system {record.metadata.system!r} is not one r2act knows"

@@ -274,7 +274,7 @@ def replay_one(
         return _refused(record, request, reason)
     if not record.action_space.contains(plan):
         return _refused(record, request, "outside the incident's action space; not executed")
-    if (outside := envelope_problem(plan, record, cluster.namespace)) is not None:
+    if (outside := envelope_problem(plan, record)) is not None:
         return _refused(record, request, f"outside replay's safety envelope: {outside}")
     offline_valid = is_valid(plan, record)
     base = _refused(record, request, "")
