@@ -197,6 +197,12 @@ def test_http_error_reaches_users_who_open_a_connection_per_request(
     assert statuses[("/", 200)] > 0 and not any(code >= 500 for _, code in statuses)
     gained = _locust_fails(during, "/") - _locust_fails(run.lines(run.pre), "/")
     assert gained > 0
+    # the Aggregated row's current failures/s is the routes' sum in the same print
+    last = max(line.ts for line in during if line.service == "loadgenerator")
+    table = [x.line for x in during if x.service == "loadgenerator" and x.ts == last]
+    per_route = [float(row.split()[-1]) for row in table if row.split()[:1] in (["GET"], ["POST"])]
+    (aggregated,) = [float(row.split()[-1]) for row in table if "Aggregated" in row]
+    assert aggregated > 0 and aggregated == pytest.approx(sum(per_route), abs=0.01 * len(table))
     assert _locust_fails(during, "/cart") == _locust_fails(run.lines(run.pre), "/cart")
     health = run.cluster.health()
     assert not health.healthy and "GET /" in health.detail

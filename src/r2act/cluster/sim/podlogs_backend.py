@@ -456,6 +456,9 @@ def locust_table(
     rows.sort(key=lambda row: (row[1], row[0]))  # stats.entries sorted by (name, method)
     pod, container, app = logger.pod, logger.container, logger.app
     rate_all = sum(r[2] for r in rows)
+    # The Aggregated row's current rates are the totals' (StatsEntry of the total, fed every
+    # request), so its failures/s is the sum of the routes' now, not a cumulative ratio.
+    fail_now = sum(r[2] * r[3] for r in rows) / rate_all if rate_all else 0.0
     # Per route, only the counters change from tick to tick: the row's ends are made once.
     fixed = [
         (rate, rate * fail, latency, *_row_ends(method, name, latency, rate, fail))
@@ -477,8 +480,7 @@ def locust_table(
             text.append(f"{prefix}{reqs:>7d} {_fails(fails, reqs)}{suffix}")
         text.append(_SEP)
         avg = weighted / total_reqs if total_reqs else 0.0
-        fail_all = total_fails / total_reqs if total_reqs else 0.0
-        prefix, suffix = _row_ends("", "Aggregated", avg, rate_all, fail_all)
+        prefix, suffix = _row_ends("", "Aggregated", avg, rate_all, fail_now)
         text.append(f"{prefix}{total_reqs:>7d} {_fails(total_fails, total_reqs)}{suffix}")
         text.append("")
         out += [new(LogLine, (ts, pod, container, app, line)) for line in text]
