@@ -23,6 +23,7 @@ from r2act.quality_gate import rawstore
 from r2act.quality_gate.provenance import is_provenance_event, leak_regex, leak_terms
 from r2act.quality_gate.rawstore import Annotation, RawIncident
 from r2act.schema import PHASES, ChaosStatus, Phase
+from r2act.systems.locust import AGGREGATED, AGGREGATED_ROW
 
 ERROR_LINE = r"(?i)error|exception|fail|fatal|panic|refused|unavailable|timeout|timed out"
 """A log line that reports something going wrong, across the services' log formats."""
@@ -41,6 +42,9 @@ class LogSummary:
     leak_example: str = ""
     latency_ms: float | None = None
     """Mean request latency the entry point logged (``took_ms``), when it logs one."""
+    user_failures_per_s: float | None = None
+    """Mean of the current failures/s on the load generator's Aggregated stats row over the
+    phase's prints (``systems.locust``): what users saw fail, when a load generator logs."""
 
 
 @dataclass(frozen=True)
@@ -158,7 +162,7 @@ def summarise_logs(table: pa.Table, leak: str, count_errors: bool) -> LogSummary
         return LogSummary(0, 0, ())
     lines = table.column("line")
     names = tuple(sorted(str(s) for s in pc.unique(table.column("service")).to_pylist()))
-    union = f"(?i){_body(ERROR_LINE)}|{_body(leak)}|took_ms"
+    union = f"(?i){_body(ERROR_LINE)}|{_body(leak)}|took_ms|{AGGREGATED}"
     candidates = pc.filter(lines, pc.match_substring_regex(lines, union))
     errors = 0
     if count_errors and len(candidates):
@@ -167,7 +171,8 @@ def summarise_logs(table: pa.Table, leak: str, count_errors: bool) -> LogSummary
     if not leaks:
         leaks, example = _first_hit(pc.unique(table.column("pod")), leak)
     latency = _mean_latency(candidates) if count_errors else None
-    return LogSummary(table.num_rows, errors, names, leaks, example, latency)
+    failures = _user_failures(candidates) if count_errors else None
+    return LogSummary(table.num_rows, errors, names, leaks, example, latency, failures)
 
 
 def _mean_latency(lines: pa.Array) -> float | None:
@@ -176,6 +181,17 @@ def _mean_latency(lines: pa.Array) -> float | None:
         return None
     values = pc.struct_field(pc.extract_regex(timed, TOOK_MS), [0])
     mean = pc.mean(pc.cast(values.drop_null(), pa.float64())).as_py()
+    return None if mean is None else float(mean)
+
+
+def _user_failures(lines: pa.Array) -> float | None:
+    """Mean current failures/s of the load generator's Aggregated rows among ``lines``."""
+    rows = pc.filter(lines, pc.match_substring(lines, AGGREGATED))
+    if len(rows) == 0:
+        return None
+    found = pc.extract_regex(rows, AGGREGATED_ROW)
+    values = pc.struct_field(found, [found.type.get_field_index("fps")]).drop_null()
+    mean = pc.mean(pc.cast(values, pa.float64())).as_py() if len(values) else None
     return None if mean is None else float(mean)
 
 
