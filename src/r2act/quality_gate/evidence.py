@@ -23,7 +23,7 @@ from r2act.quality_gate import rawstore
 from r2act.quality_gate.provenance import is_provenance_event, leak_regex, leak_terms
 from r2act.quality_gate.rawstore import Annotation, RawIncident
 from r2act.schema import PHASES, ChaosStatus, Phase
-from r2act.systems.locust import AGGREGATED, AGGREGATED_ROW
+from r2act.systems.locust import AGGREGATED, FAILS_CELL, STATS_ROW
 
 ERROR_LINE = r"(?i)error|exception|fail|fatal|panic|refused|unavailable|timeout|timed out"
 """A log line that reports something going wrong, across the services' log formats."""
@@ -43,7 +43,7 @@ class LogSummary:
     latency_ms: float | None = None
     """Mean request latency the entry point logged (``took_ms``), when it logs one."""
     user_failures_per_s: float | None = None
-    """Mean of the current failures/s on the load generator's Aggregated stats row over the
+    """The load generator's current failures/s summed over its stats rows, averaged over the
     phase's prints (``systems.locust``): what users saw fail, when a load generator logs."""
 
 
@@ -162,7 +162,7 @@ def summarise_logs(table: pa.Table, leak: str, count_errors: bool) -> LogSummary
         return LogSummary(0, 0, ())
     lines = table.column("line")
     names = tuple(sorted(str(s) for s in pc.unique(table.column("service")).to_pylist()))
-    union = f"(?i){_body(ERROR_LINE)}|{_body(leak)}|took_ms|{AGGREGATED}"
+    union = f"(?i){_body(ERROR_LINE)}|{_body(leak)}|took_ms|{FAILS_CELL}"
     candidates = pc.filter(lines, pc.match_substring_regex(lines, union))
     errors = 0
     if count_errors and len(candidates):
@@ -185,14 +185,25 @@ def _mean_latency(lines: pa.Array) -> float | None:
 
 
 def _user_failures(lines: pa.Array) -> float | None:
-    """Mean current failures/s of the load generator's Aggregated rows among ``lines``."""
-    rows = pc.filter(lines, pc.match_substring(lines, AGGREGATED))
+    """Users' failures per second from the load generator's stats rows among ``lines``.
+
+    Per print, the current failures/s of the request rows (every row but Aggregated) add up
+    to what users saw fail; averaged over the prints (one Aggregated row each). The rows are
+    read rather than the Aggregated total so a table whose total lags its rows still counts.
+    """
+    rows = pc.filter(lines, pc.match_substring_regex(lines, FAILS_CELL))
     if len(rows) == 0:
         return None
-    found = pc.extract_regex(rows, AGGREGATED_ROW)
-    values = pc.struct_field(found, [found.type.get_field_index("fps")]).drop_null()
-    mean = pc.mean(pc.cast(values, pa.float64())).as_py() if len(values) else None
-    return None if mean is None else float(mean)
+    found = pc.extract_regex(rows, STATS_ROW)
+    field = found.type.get_field_index
+    method = pc.struct_field(found, [field("method")])
+    name = pc.struct_field(found, [field("name")])
+    prints = pc.sum(pc.and_(pc.equal(name, AGGREGATED), pc.equal(method, ""))).as_py() or 0
+    if not prints:
+        return None
+    fps = pc.cast(pc.struct_field(found, [field("fps")]), pa.float64())
+    failures = pc.sum(pc.filter(fps, pc.not_equal(method, ""))).as_py() or 0.0
+    return float(failures) / prints
 
 
 def _largest_hole(times: np.ndarray, window: tuple[float, float] | None) -> float:

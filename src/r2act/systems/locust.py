@@ -29,5 +29,5 @@ STATS_ROW: Final = r"^(?P<method>[A-Z]+)?\s+(?P<name>\S+)" + _COUNTS
 AGGREGATED: Final = "Aggregated"
 """The name of the row that sums every entry (``locust/stats.py`` L259)."""
 
-AGGREGATED_ROW: Final = r"^\s+Aggregated" + _COUNTS
-"""The Aggregated row alone (no method column), with the same groups as ``STATS_ROW``."""
+FAILS_CELL: Final = r"\d+\([0-9.]+%\) +\|"
+"""The ``# fails(pct%) |`` cell only stats rows have: a cheap first filter for them."""
