@@ -23,7 +23,7 @@ from r2act.quality_gate import rawstore
 from r2act.quality_gate.provenance import is_provenance_event, leak_regex, leak_terms
 from r2act.quality_gate.rawstore import Annotation, RawIncident
 from r2act.schema import PHASES, ChaosStatus, Phase
-from r2act.systems.locust import AGGREGATED, FAILS_CELL, STATS_ROW
+from r2act.systems.locust import AGGREGATED_ROW_START, FAILS_CELL, LAST_RATE, REQUEST_ROW_START
 
 ERROR_LINE = r"(?i)error|exception|fail|fatal|panic|refused|unavailable|timeout|timed out"
 """A log line that reports something going wrong, across the services' log formats."""
@@ -192,17 +192,12 @@ def _user_failures(lines: pa.Array) -> float | None:
     read rather than the Aggregated total so a table whose total lags its rows still counts.
     """
     rows = pc.filter(lines, pc.match_substring_regex(lines, FAILS_CELL))
-    if len(rows) == 0:
-        return None
-    found = pc.extract_regex(rows, STATS_ROW)
-    field = found.type.get_field_index
-    method = pc.struct_field(found, [field("method")])
-    name = pc.struct_field(found, [field("name")])
-    prints = pc.sum(pc.and_(pc.equal(name, AGGREGATED), pc.equal(method, ""))).as_py() or 0
+    prints = int(pc.sum(pc.match_substring_regex(rows, AGGREGATED_ROW_START)).as_py() or 0)
     if not prints:
         return None
-    fps = pc.cast(pc.struct_field(found, [field("fps")]), pa.float64())
-    failures = pc.sum(pc.filter(fps, pc.not_equal(method, ""))).as_py() or 0.0
+    requests = pc.filter(rows, pc.match_substring_regex(rows, REQUEST_ROW_START))
+    fps = pc.struct_field(pc.extract_regex(requests, LAST_RATE), [0])
+    failures = pc.sum(pc.cast(fps, pa.float64())).as_py() or 0.0
     return float(failures) / prints
 
 

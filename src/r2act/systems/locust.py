@@ -31,3 +31,12 @@ AGGREGATED: Final = "Aggregated"
 
 FAILS_CELL: Final = r"\d+\([0-9.]+%\) +\|"
 """The ``# fails(pct%) |`` cell only stats rows have: a cheap first filter for them."""
+
+REQUEST_ROW_START: Final = r"^[A-Z]+ "
+"""How a request entry's row starts (its method); the Aggregated row starts blank."""
+
+AGGREGATED_ROW_START: Final = r"^ +Aggregated "
+"""How the Aggregated row starts (an empty type column, then its name)."""
+
+LAST_RATE: Final = r"(?P<fps>[0-9.]+)\s*$"
+"""The row's last column, the current failures/s (``STATS_ROW``'s ``fps``)."""
