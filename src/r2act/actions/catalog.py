@@ -50,8 +50,10 @@ OPERATION_CATALOG: Mapping[Operation, OperationSpec] = MappingProxyType(
         Operation.SCALE_OUT: OperationSpec(
             Operation.SCALE_OUT,
             (_TARGET, FieldDomain("replicas", "integer in [A.min_replicas, A.max_replicas]")),
-            "Raise the target's replica count so added pods absorb the load.",
-            (),
+            "Raise the target's replica count so added pods absorb the load (only where "
+            "every request opens a new connection, as users' requests to the entry point do; "
+            "pinned gRPC clients keep their pod).",
+            (FaultType.CPU_SATURATION,),
         ),
         Operation.ROLLBACK_DEPLOYMENT: OperationSpec(
             Operation.ROLLBACK_DEPLOYMENT,

@@ -1,4 +1,5 @@
-"""What a fault broke, read from its parameters: the HTTP route rule, the DNS name.
+"""What a fault broke, read from its parameters: the HTTP route rule, the DNS name, the
+number of CPU stressor workers.
 
 These are the incident-specific fields a coarse service/type diagnosis does not know, and
 the reason a fixed mapper cannot always produce a valid plan.
@@ -31,3 +32,11 @@ def broken_endpoint(incident: PlannedIncident, topology: Topology) -> str:
             "to break (pick a service that callers reach over a Service)"
         )
     return endpoint
+
+
+def stress_workers(incident: PlannedIncident) -> int:
+    """How many CPU stressor workers a CPU fault runs in the pod (``workers``; 1 if unset)."""
+    workers = incident.fault.parameters.get("workers", 1)
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise DataError(f"incident {incident.id}: CPU stress needs a positive integer 'workers'")
+    return workers

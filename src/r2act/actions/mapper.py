@@ -54,7 +54,7 @@ def map_rca(
     """The plan ``policy`` defines for a diagnosed ``service`` and ``fault_type``."""
     if service not in action_space.targets or service not in topology.names:
         return _NO_ACTION
-    rules = policy.rules_for(FaultType(fault_type))
+    rules = policy.rules_on(FaultType(fault_type), service, topology)
     needs_route = [r for r in rules if r.operation == Operation.ROLLBACK_CONFIG]
     for rule in [r for r in rules if r not in needs_route] + needs_route:
         plan = _plan(rule, service, action_space, topology)

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from r2act.actions.injected import broken_endpoint, injected_scope
-from r2act.actions.policy import RecoveryPolicy
+from r2act.actions.injected import broken_endpoint, injected_scope, stress_workers
+from r2act.actions.policy import PlanRule, Reach, RecoveryPolicy
 from r2act.errors import DataError
 from r2act.schema import (
     ActionSpace,
@@ -32,6 +32,7 @@ from r2act.schema import (
     IncreaseMemoryLimit,
     InvalidPlan,
     NoAction,
+    Operation,
     PlannedIncident,
     PlanPattern,
     RepairDependency,
@@ -124,8 +125,7 @@ def _candidates(
         replicas = min(topology.deployment(service).replicas + 1, space.max_replicas)
         yield _wrong_operation(
             ScaleOut(operation="scale_out", target=service, replicas=replicas),
-            "Clients keep their pinned connection to the faulty pod; new replicas get no "
-            "traffic from them.",
+            _scale_out_fails(incident, topology, replicas),
         )
         yield _wrong_operation(
             RestartService(operation="restart_service", target=service),
@@ -136,10 +136,53 @@ def _candidates(
                 RestartService(operation="restart_service", target=blamed.name),
                 f"{blamed.symptom(service)}, but the fault is on {service}.",
             )
+        yield from _route_rollback(service, topology, space)
     yield InvalidPlan(
         plan=NoAction(operation="no_action"),
         failure_mode=FailureMode.NO_OP,
         rationale="An injected fault does not go away by waiting inside the window.",
+    )
+
+
+def _route_rollback(service: str, topology: Topology, space: ActionSpace) -> Iterator[InvalidPlan]:
+    """On the entry point (the only service with routes to roll back), undoing a route rule
+    that is not there: the slow or failing pages suggest one, but the fault is in the pods."""
+    routes = sorted(topology.routes_of(service), key=lambda r: (-r.weight, r.scope))
+    if service != topology.entrypoint or not routes:
+        return
+    scope = routes[0].scope
+    if scope in space.scopes.get(service, []):
+        yield _wrong_operation(
+            RollbackConfig(operation="rollback_config", target=service, scope=scope),
+            f"No rule sits on {scope}; the pages suffer from the fault in {service}'s pods.",
+        )
+
+
+def _scale_out_fails(incident: PlannedIncident, topology: Topology, replicas: int) -> str:
+    """Why adding pods leaves the fault in place (only candidates no pattern accepts are
+    listed, so for a CPU fault on the entry point this is a too-small scale-out)."""
+    fresh = Reach.FRESH_CONNECTIONS
+    if not PlanRule(Operation.SCALE_OUT, reach=fresh).applies(incident.service, topology):
+        return (
+            "Clients keep their pinned connection to the faulty pod; new replicas get no "
+            "traffic from them."
+        )
+    fault = FaultType(incident.fault.type)
+    if fault == FaultType.POD_FAILURE:
+        return (
+            "Users' new connections go to the added pod, but the failed pod stays in the "
+            "Deployment, not ready, so the Deployment never has its replicas available."
+        )
+    if fault == FaultType.CPU_SATURATION:
+        workers = stress_workers(incident)
+        return (
+            f"With {replicas} pods the stressed one still takes 1/{replicas} of users' "
+            f"requests, more than the 1/{workers + 1} of its CPU its {workers} stressor "
+            "worker(s) leave it."
+        )
+    return (
+        f"Each user request still lands on the faulty pod with chance 1/{replicas}; those "
+        "requests keep failing or stay slow."
     )
 
 
@@ -195,7 +238,9 @@ def _dns(
         )
 
 
-def _wrong_operation(plan: RestartService | ScaleOut, rationale: str) -> InvalidPlan:
+def _wrong_operation(
+    plan: RestartService | ScaleOut | RollbackConfig, rationale: str
+) -> InvalidPlan:
     return InvalidPlan(plan=plan, failure_mode=FailureMode.WRONG_OPERATION, rationale=rationale)
 
 

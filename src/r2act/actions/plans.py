@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from r2act.actions.injected import broken_endpoint, injected_scope
+from r2act.actions.injected import broken_endpoint, injected_scope, stress_workers
 from r2act.actions.negatives import invalid_plans
 from r2act.actions.policy import DEFAULT_POLICY, PlanRule, RecoveryPolicy, Role, primary_caller
 from r2act.actions.space import action_space
@@ -58,7 +58,7 @@ def label_incident(
     Raises DataError when the incident's parameters cannot be labelled (unknown service,
     a route the topology does not have, a DNS fault on a service without a caller)."""
     space = action_space(incident, topology, policy)
-    rules = policy.rules_for(incident.fault.type)
+    rules = policy.rules_on(incident.fault.type, incident.service, topology)
     labelled = [_plan_for(rule, incident, topology, space, policy) for rule in rules]
     valid = [pattern for _, pattern in labelled]
     return IncidentLabels(
@@ -104,6 +104,8 @@ def _plan_for(
         return plan, PlanPattern(operation=operation, targets=targets)
     if operation == Operation.SCALE_OUT:
         lowest = topology.deployment(target).replicas + 1
+        if rule.above_stressors:
+            lowest = max(lowest, stress_workers(incident) + 1)
         if lowest > space.max_replicas:
             raise DataError(
                 f"incident {incident.id}: {target} already runs {lowest - 1} replicas, the "

@@ -4,8 +4,10 @@ Labels are a policy decision, so every record carries ``str(policy)``. Two polic
 
 - ``r2act-mechanics/1`` (the default) follows what recovers under the real mechanics of
   the shipped deployment (``docs/faults.md``): a restart for pod, delay and CPU faults
-  (clients pin one connection, so added replicas get no traffic); the frontend route rule
-  for HTTP faults (a restart also clears it, since Chaos Mesh injects only the pods it
+  (gRPC clients pin one connection, so added replicas get no traffic); for CPU on the entry
+  point also a scale-out to more pods than the stressor has workers, since its users open
+  a connection per request and spread over the ready pods; the frontend route rule for
+  HTTP faults (a restart also clears it, since Chaos Mesh injects only the pods it
   selected at creation); the primary caller's environment for DNS faults; the memory limit
   for memory faults.
 - ``paper-table-ii/1`` keeps the paper's Table II (one operation per fault type, on the
@@ -38,12 +40,35 @@ class Role(StrEnum):
     """S (gold) or any direct caller of S (paper: repair the name on either side)."""
 
 
+class Reach(StrEnum):
+    """Which services a rule applies to, by how their clients reach them."""
+
+    ANY = "any"
+    """Every service."""
+    FRESH_CONNECTIONS = "fresh_connections"
+    """Only a service whose every client request opens a new connection, so new requests
+    spread over its ready pods at once: the entry point when the load generator does not
+    reuse connections (``Topology.load_connection_reuse``). Pinned gRPC clients keep their
+    pod, so on other services added replicas get no traffic."""
+
+
 @dataclass(frozen=True)
 class PlanRule:
     """One valid plan shape: an operation acting on a role's deployment."""
 
     operation: Operation
     role: Role = Role.SERVICE
+    reach: Reach = Reach.ANY
+    above_stressors: bool = False
+    """A scale-out must run more pods than the CPU stressor has workers: CFS shares the
+    stressed pod's quota among its runnable threads, so with w busy workers its server keeps
+    about 1/(w+1) of its CPU and can carry only 1/(w+1) of the traffic it had."""
+
+    def applies(self, service: str, topology: Topology) -> bool:
+        """Whether this rule can recover a fault on ``service`` of ``topology``."""
+        if self.reach == Reach.ANY:
+            return True
+        return service == topology.entrypoint and not topology.load_connection_reuse
 
 
 _M, _P = Operation, Role
@@ -52,7 +77,10 @@ _MECHANICS: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
     {
         FaultType.POD_FAILURE: (PlanRule(_M.RESTART_SERVICE),),
         FaultType.NETWORK_DELAY: (PlanRule(_M.RESTART_SERVICE),),
-        FaultType.CPU_SATURATION: (PlanRule(_M.RESTART_SERVICE),),
+        FaultType.CPU_SATURATION: (
+            PlanRule(_M.RESTART_SERVICE),
+            PlanRule(_M.SCALE_OUT, reach=Reach.FRESH_CONNECTIONS, above_stressors=True),
+        ),
         FaultType.HTTP_ERROR: (PlanRule(_M.ROLLBACK_CONFIG), PlanRule(_M.RESTART_SERVICE)),
         FaultType.HTTP_ABORT: (PlanRule(_M.ROLLBACK_CONFIG), PlanRule(_M.RESTART_SERVICE)),
         FaultType.DNS_FAULT: (
@@ -114,8 +142,14 @@ class RecoveryPolicy:
         return hash((self.name, self.version))
 
     def rules_for(self, fault_type: FaultType) -> tuple[PlanRule, ...]:
-        """The valid plan shapes for ``fault_type``, gold first."""
+        """Every valid plan shape for ``fault_type``, gold first (whatever the service)."""
         return self.rules[FaultType(fault_type)]
+
+    def rules_on(
+        self, fault_type: FaultType, service: str, topology: Topology
+    ) -> tuple[PlanRule, ...]:
+        """The valid plan shapes for ``fault_type`` on ``service``, gold first."""
+        return tuple(r for r in self.rules_for(fault_type) if r.applies(service, topology))
 
     def operation_for(self, fault_type: FaultType) -> Operation:
         """The gold plan's operation for ``fault_type``."""

@@ -6,7 +6,9 @@ a Go handler's wrap names the step that failed ("could not retrieve cart: ...").
 :func:`blame` turns each error line into (symptom, service) votes from those shapes;
 explicit names outweigh ports, and a relay ("X failed: ...") counts little because X only
 passed the error on. :func:`entry_requests` reads the entry point's access lines (route,
-status, latency) so rules can see HTTP-level symptoms.
+status, latency) so rules can see HTTP-level symptoms; :func:`user_routes` reads the load
+generator's stats table (what users saw, per route), the only place where a request that
+never reached the entry point, or whose answer a proxy replaced, shows.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pyarrow.compute as pc
 
 from r2act.baselines.signals import app_of, contains
 from r2act.schema import Topology
+from r2act.systems.locust import STATS_ROW
 
 _HOST = r"([a-z0-9][a-z0-9.-]*?)"
 NAMED: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -229,3 +232,45 @@ def route_service(scopes: list[str], topology: Topology) -> str:
     if not candidates:
         return topology.entrypoint
     return min(candidates, key=lambda n: (len(topology.routes_of(n)), topology.names.index(n)))
+
+
+@dataclass(frozen=True)
+class UserRoute:
+    """What users saw of one route in one phase: mean current requests and failures/s."""
+
+    requests_per_s: float
+    failures_per_s: float
+
+
+def user_routes(logs: pd.DataFrame, phase: str, topology: Topology) -> dict[str, UserRoute]:
+    """Per route scope, the load generator's current req/s and failures/s (Locust's stats
+    rows, ``systems.locust``), summed over a print's rows of the route (one per product
+    page) and averaged over the phase's prints. Empty when no load generator logged."""
+    generator = topology.load_generator
+    rows = logs[(logs["phase"] == phase) & (logs["service"] == generator)]
+    if rows.empty:
+        return {}
+    array = pa.array(rows["line"].astype(str).tolist(), type=pa.string())
+    found = pc.extract_regex(array, STATS_ROW)
+    frame = pd.DataFrame(
+        {
+            "ts": rows["ts"].to_numpy(),
+            **{
+                name: pc.struct_field(found, [found.type.get_field_index(name)]).to_pylist()
+                for name in ("method", "name", "rps", "fps")
+            },
+        }
+    ).dropna(subset=["name"])
+    frame = frame[frame["method"].fillna("") != ""]  # the Aggregated row has no method
+    if frame.empty:
+        return {}
+    pairs = set(zip(frame["method"], frame["name"], strict=True))
+    scopes = {pair: route_scope(*pair, topology) for pair in pairs}
+    frame["scope"] = [scopes[p] for p in zip(frame["method"], frame["name"], strict=True)]
+    frame = frame.dropna(subset=["scope"]).astype({"rps": float, "fps": float})
+    per_print = frame.groupby(["scope", "ts"])[["rps", "fps"]].sum()
+    means = per_print.groupby(level="scope").mean()
+    return {
+        str(scope): UserRoute(float(row["rps"]), float(row["fps"]))
+        for scope, row in means.iterrows()
+    }

@@ -5,9 +5,11 @@ names the service it sits on. Rules are tried in a fixed order, most specific fi
 the first that fires answers; when none fires the keyword reading is the fallback. The
 order encodes an operator's reasoning: a kernel OOM kill is unambiguous; a pause image
 means the pod was replaced; a CPU pegged at its limit explains the timeouts its callers
-see, so it must be ruled out before blaming the network; a caller naming the host it cannot
-resolve beats counting error lines; latency alone is the weakest clue. Rules that need a
-modality the view lacks simply do not fire (the paper's modality ablation).
+see, so it must be ruled out before blaming the network; users failing on one route while
+the entry point logs nothing wrong there is a rule in front of the entry point; a caller
+naming the host it cannot resolve beats counting error lines; latency alone is the weakest
+clue. Rules that need a modality the view lacks simply do not fire (the paper's modality
+ablation).
 """
 
 from __future__ import annotations
@@ -19,9 +21,16 @@ from functools import cached_property
 
 from r2act.baselines.base import Baseline, RunContext, mapped
 from r2act.baselines.keyword import fault_by_keywords, loudest_service
-from r2act.baselines.logparse import EntryRequests, blame, entry_requests, route_service
+from r2act.baselines.logparse import (
+    EntryRequests,
+    UserRoute,
+    blame,
+    entry_requests,
+    route_service,
+    user_routes,
+)
 from r2act.baselines.reader import Case
-from r2act.baselines.signals import app_of, error_lines, metric_ratio, window
+from r2act.baselines.signals import app_of, error_lines, metric_ratio, span_s, window
 from r2act.schema import ContainerState, FaultType, Prediction
 
 
@@ -49,6 +58,12 @@ class Look:
         return entry_requests(logs, "pre", self.topology), entry_requests(
             logs, "during", self.topology
         )
+
+    @cached_property
+    def users(self) -> tuple[dict[str, UserRoute], dict[str, UserRoute]]:
+        """What the load generator saw per route before and during the fault."""
+        logs = self.case.logs
+        return user_routes(logs, "pre", self.topology), user_routes(logs, "during", self.topology)
 
     @cached_property
     def blamed(self) -> dict[tuple[str, str], float]:
@@ -150,8 +165,39 @@ def probe_timeouts(look: Look) -> Finding | None:
     return Finding(fault, app, "probe_timeouts", f"{timeouts[app]} probe timeouts")
 
 
+USER_FAILURES_FLOOR = 0.02
+"""Failures per second on a route users must see beyond twice the baseline to count."""
+
+
+def route_failures(look: Look) -> Finding | None:
+    """Users failing on a few routes (Locust's stats) while the entry point logs no error for
+    them -> a rule in front of the entry point on those routes (an HTTP route fault is the
+    entry point's). If the entry point served clearly fewer of them than before, the
+    requests never reached it (abort); otherwise a proxy replaced the answers it gave."""
+    (users_before, users_during), (before, during) = look.users, look.entry
+    failing = [
+        scope
+        for scope, now in users_during.items()
+        if now.failures_per_s
+        > 2 * users_before.get(scope, UserRoute(0.0, 0.0)).failures_per_s + USER_FAILURES_FLOOR
+    ]
+    if not failing or 2 * len(failing) > len(look.topology.routes):
+        return None  # nothing failing, or most routes: the entry point itself is down
+    for scope in failing:
+        logged = during.status_5xx.get(scope, 0) + during.handler_errors.get(scope, 0)
+        if logged > 2 * (before.status_5xx.get(scope, 0) + before.handler_errors.get(scope, 0)):
+            return None  # the handler saw a backend fail: not a rule in front of it
+    pre_s, during_s = span_s(look.case.logs, "pre"), span_s(look.case.logs, "during")
+    served_before = sum(before.served.get(s, 0) for s in failing) / pre_s
+    served_during = sum(during.served.get(s, 0) for s in failing) / during_s
+    fault = FaultType.HTTP_ABORT if served_during < 0.5 * served_before else FaultType.HTTP_ERROR
+    entry = look.topology.entrypoint
+    return Finding(fault, entry, "route_failures", ", ".join(sorted(failing)))
+
+
 def http_at_entry(look: Look) -> Finding | None:
-    """Entry-point 5xx or canceled requests on routes whose handlers saw no error -> HTTP."""
+    """Entry-point 5xx or canceled requests on routes whose handlers saw no error -> an HTTP
+    rule on the entry point (a route rule sits in front of it, whatever the route reaches)."""
     before, during = look.entry
     aborted = [s for s, n in during.canceled.items() if n > 2 * before.canceled.get(s, 0)]
     replaced = [
@@ -163,8 +209,8 @@ def http_at_entry(look: Look) -> Finding | None:
         return None
     fault = FaultType.HTTP_ABORT if len(aborted) >= len(replaced) else FaultType.HTTP_ERROR
     scopes = aborted if fault == FaultType.HTTP_ABORT else replaced
-    service = route_service(scopes, look.topology)
-    return Finding(fault, service, "http_at_entry", ", ".join(sorted(scopes)))
+    entry = look.topology.entrypoint
+    return Finding(fault, entry, "http_at_entry", ", ".join(sorted(scopes)))
 
 
 _BLAMED = {
@@ -205,6 +251,7 @@ RULES: tuple[Callable[[Look], Finding | None], ...] = (
     pause_image,
     cpu_pegged,
     memory_growth,
+    route_failures,
     http_at_entry,
     named_by_callers,
     probe_timeouts,

@@ -4,11 +4,14 @@ The rule (``docs/faults.md``, "Paper scale"): a cell keeps its count when it is 
 (moved to the service whose fault it really is, if that differs); the incidents of a cell
 that cannot break what users see go, one at a time in the order they were lost, to the
 realizable paper cell of the same fault type and intensity that has the fewest incidents so
-far (ties: the first in service order). Totals per fault type and intensity are kept
-whenever some cell of the fault type is realizable; when none is (HTTP faults under
-Locust's keep-alive connections), its incidents go to the realizable paper cell of the same
-intensity, of any fault type, with the fewest incidents (ties: service order, then fault
-type order). No list order other than the campaign's own service order matters.
+far (ties: the first in service order). So the totals per fault type and intensity are the
+paper's whenever some cell of the fault type is realizable, which holds for every fault type
+on the shipped deployment (HTTP faults all move to the entry point, whose route rules every
+user request of the route meets now that the load generator opens a connection per
+request). Only if no cell of a fault type were realizable would its incidents go to the
+realizable paper cell of the same intensity, of any fault type, with the fewest incidents
+(ties: service order, then fault type order). No list order other than the campaign's own
+service order matters.
 """
 
 from __future__ import annotations
@@ -44,11 +47,11 @@ TOLERATED: Mapping[str, frozenset[FaultType]] = MappingProxyType(
 )
 """Faults on a service that Online Boutique's handlers tolerate: users never see them."""
 
-USER_INVISIBLE: frozenset[FaultType] = frozenset({FaultType.HTTP_ERROR, FaultType.HTTP_ABORT})
-"""Fault types no user request sees on the shipped deployment: HTTPChaos redirects only
-connections opened after injection, and Locust's FastHttpUser keeps each user's
-connection alive from spawn on, so only fresh connections (health probes) meet the rule
-and no log, metric or event a method reads changes."""
+ROUTE_FAULTS: frozenset[FaultType] = frozenset({FaultType.HTTP_ERROR, FaultType.HTTP_ABORT})
+"""Fault types injected as a rule on one entry-point route (HTTPChaos cannot reach gRPC), so
+they are the entry point's faults whatever service the paper's cell named. The shipped load
+generator sends ``Connection: close`` (``deploy/``), so every user request of the route
+opens a connection the rule meets, and the Locust stats show its failures."""
 
 
 VISIBLE_SHARE = 0.05
@@ -66,16 +69,14 @@ def user_share(topology: Topology, service: str) -> float:
 def online_boutique_home(topology: Topology) -> Callable[[str, FaultType], str | None]:
     """Where each (service, fault) of a paper design belongs on the shipped deployment.
 
-    HTTP faults are rules on an entry-point route, so they would belong to the entry point,
-    but no user request meets them (``USER_INVISIBLE``); DNS faults need a primary caller
+    HTTP faults are rules on an entry-point route, so they belong to the entry point
+    (``ROUTE_FAULTS``); DNS faults need a primary caller
     holding the service's address and enough user requests through it (``VISIBLE_SHARE``:
     checkout and payment are reached only by the checkout route, 1 request in 22); a fault
     the handlers tolerate has no home (it cannot break user-facing health)."""
 
     def home(service: str, fault: FaultType) -> str | None:
-        if fault in USER_INVISIBLE:
-            return None
-        if fault in (FaultType.HTTP_ERROR, FaultType.HTTP_ABORT):
+        if fault in ROUTE_FAULTS:
             return topology.entrypoint
         if fault in TOLERATED.get(service, frozenset()):
             return None

@@ -38,17 +38,14 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
 from r2act.datasets.layout import REQUEST_TABLE
+from r2act.systems.locust import AGGREGATED, STATS_ROW
 from r2act.systems.onlineboutique import frontend_error_backend
 
 FRONTEND: Final = "frontend"
 LOADGEN: Final = "loadgenerator"
 DEFAULT_STEP_S: Final = 15.0
 _ID_SEGMENT: Final = re.compile(r"^[A-Z0-9]{10}$")
-_LOCUST_ROW: Final = re.compile(
-    r"^(?P<method>[A-Z]+)?\s+(?P<name>\S+)\s+(?P<reqs>\d+)\s+(?P<fails>\d+)\([^)]*\)\s*\|"
-    r"\s*(?P<avg>\d+)\s+(?P<min>\d+)\s+(?P<max>\d+)\s+(?P<med>\d+)\s*\|"
-    r"\s*(?P<rps>[0-9.]+)\s+(?P<fps>[0-9.]+)\s*$"
-)
+_LOCUST_ROW: Final = re.compile(STATS_ROW)
 _FRONTEND_FIELDS: Final = pa.schema(
     [
         pa.field("message", pa.string()),
@@ -216,7 +213,7 @@ def _locust(lines: pa.Table, edges: dict[str, np.ndarray]) -> pd.DataFrame:
         if match is None:
             continue
         name = match["name"]
-        aggregated = name == "Aggregated" and not match["method"]
+        aggregated = name == AGGREGATED and not match["method"]
         parsed.append(
             {
                 "ts": ts,

@@ -29,6 +29,12 @@ LATENCY_FACTOR = 1.5
 """Mean logged request latency must exceed this multiple of the baseline mean..."""
 LATENCY_FLOOR_MS = 20.0
 """...plus this many milliseconds."""
+USER_FAILURE_FACTOR = 2.0
+"""The load generator's failures per second must exceed this multiple of the baseline..."""
+USER_FAILURE_FLOOR = 0.02
+"""...plus this many per second (about 2 failed user requests in a 120 s window): users see
+failures the baseline did not have. The least-used route of Online Boutique's locustfile
+(weight 1 of 23 at 10 users, about 0.08 requests/s) failing outright clears it fourfold."""
 METRIC_SIGMAS = 4.0
 """A metric series deviates when its mean moves more than this many baseline deviations..."""
 METRIC_RELATIVE = 0.25
@@ -211,6 +217,11 @@ def effect_signals(pre: PhaseEvidence, during: PhaseEvidence) -> list[str]:
             and now_ms > LATENCY_FACTOR * base_ms + LATENCY_FLOOR_MS
         ):
             signals.append("latency")
+        base_fps, now_fps = pre.logs.user_failures_per_s, during.logs.user_failures_per_s
+        if now_fps is not None and now_fps > USER_FAILURE_FACTOR * (base_fps or 0.0) + (
+            USER_FAILURE_FLOOR
+        ):
+            signals.append("user_failures")
     if pre.state and during.state:
         if during.state.restarts > pre.state.restarts:
             signals.append("restarts")
@@ -238,7 +249,8 @@ def effect_signals(pre: PhaseEvidence, during: PhaseEvidence) -> list[str]:
 
 
 def check_effect(ev: IncidentEvidence) -> list[Problem]:
-    """At least one signal (errors, restarts, readiness, events, a metric) deviates."""
+    """At least one signal (errors, latency, users' failures, restarts, readiness, events,
+    a metric) deviates."""
     pre, during = ev.phases["pre"], ev.phases["during"]
     if not (pre.present and during.present) or pre.logs is None or during.logs is None:
         return []

@@ -23,6 +23,7 @@ from r2act.quality_gate import rawstore
 from r2act.quality_gate.provenance import is_provenance_event, leak_regex, leak_terms
 from r2act.quality_gate.rawstore import Annotation, RawIncident
 from r2act.schema import PHASES, ChaosStatus, Phase
+from r2act.systems.locust import AGGREGATED_ROW_START, FAILS_CELL, LAST_RATE, REQUEST_ROW_START
 
 ERROR_LINE = r"(?i)error|exception|fail|fatal|panic|refused|unavailable|timeout|timed out"
 """A log line that reports something going wrong, across the services' log formats."""
@@ -41,6 +42,9 @@ class LogSummary:
     leak_example: str = ""
     latency_ms: float | None = None
     """Mean request latency the entry point logged (``took_ms``), when it logs one."""
+    user_failures_per_s: float | None = None
+    """The load generator's current failures/s summed over its stats rows, averaged over the
+    phase's prints (``systems.locust``): what users saw fail, when a load generator logs."""
 
 
 @dataclass(frozen=True)
@@ -158,7 +162,7 @@ def summarise_logs(table: pa.Table, leak: str, count_errors: bool) -> LogSummary
         return LogSummary(0, 0, ())
     lines = table.column("line")
     names = tuple(sorted(str(s) for s in pc.unique(table.column("service")).to_pylist()))
-    union = f"(?i){_body(ERROR_LINE)}|{_body(leak)}|took_ms"
+    union = f"(?i){_body(ERROR_LINE)}|{_body(leak)}|took_ms|{FAILS_CELL}"
     candidates = pc.filter(lines, pc.match_substring_regex(lines, union))
     errors = 0
     if count_errors and len(candidates):
@@ -167,7 +171,8 @@ def summarise_logs(table: pa.Table, leak: str, count_errors: bool) -> LogSummary
     if not leaks:
         leaks, example = _first_hit(pc.unique(table.column("pod")), leak)
     latency = _mean_latency(candidates) if count_errors else None
-    return LogSummary(table.num_rows, errors, names, leaks, example, latency)
+    failures = _user_failures(candidates) if count_errors else None
+    return LogSummary(table.num_rows, errors, names, leaks, example, latency, failures)
 
 
 def _mean_latency(lines: pa.Array) -> float | None:
@@ -177,6 +182,23 @@ def _mean_latency(lines: pa.Array) -> float | None:
     values = pc.struct_field(pc.extract_regex(timed, TOOK_MS), [0])
     mean = pc.mean(pc.cast(values.drop_null(), pa.float64())).as_py()
     return None if mean is None else float(mean)
+
+
+def _user_failures(lines: pa.Array) -> float | None:
+    """Users' failures per second from the load generator's stats rows among ``lines``.
+
+    Per print, the current failures/s of the request rows (every row but Aggregated) add up
+    to what users saw fail; averaged over the prints (one Aggregated row each). The rows are
+    read rather than the Aggregated total so a table whose total lags its rows still counts.
+    """
+    rows = pc.filter(lines, pc.match_substring_regex(lines, FAILS_CELL))
+    prints = int(pc.sum(pc.match_substring_regex(rows, AGGREGATED_ROW_START)).as_py() or 0)
+    if not prints:
+        return None
+    requests = pc.filter(rows, pc.match_substring_regex(rows, REQUEST_ROW_START))
+    fps = pc.struct_field(pc.extract_regex(requests, LAST_RATE), [0])
+    failures = pc.sum(pc.cast(fps, pa.float64())).as_py() or 0.0
+    return float(failures) / prints
 
 
 def _largest_hole(times: np.ndarray, window: tuple[float, float] | None) -> float:

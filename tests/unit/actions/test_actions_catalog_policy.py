@@ -71,7 +71,10 @@ def test_mechanics_policy_follows_the_contract_table() -> None:
     expected = {
         FaultType.POD_FAILURE: [(Operation.RESTART_SERVICE, Role.SERVICE)],
         FaultType.NETWORK_DELAY: [(Operation.RESTART_SERVICE, Role.SERVICE)],
-        FaultType.CPU_SATURATION: [(Operation.RESTART_SERVICE, Role.SERVICE)],
+        FaultType.CPU_SATURATION: [
+            (Operation.RESTART_SERVICE, Role.SERVICE),
+            (Operation.SCALE_OUT, Role.SERVICE),  # on the entry point only (below)
+        ],
         FaultType.HTTP_ERROR: [
             (Operation.ROLLBACK_CONFIG, Role.SERVICE),
             (Operation.RESTART_SERVICE, Role.SERVICE),
@@ -94,6 +97,22 @@ def test_mechanics_policy_follows_the_contract_table() -> None:
     assert MECHANICS_POLICY.rules_for(FaultType.DNS_RANDOM) == MECHANICS_POLICY.rules_for(
         FaultType.DNS_FAULT
     )
+
+
+def test_scale_out_recovers_cpu_only_where_every_request_opens_a_new_connection() -> None:
+    cpu = FaultType.CPU_SATURATION
+    ops = [r.operation for r in MECHANICS_POLICY.rules_on(cpu, "frontend", ONLINE_BOUTIQUE)]
+    assert ops == [Operation.RESTART_SERVICE, Operation.SCALE_OUT]
+    # gRPC clients pin their connection: added backend pods get no traffic
+    ops = [r.operation for r in MECHANICS_POLICY.rules_on(cpu, "cartservice", ONLINE_BOUTIQUE)]
+    assert ops == [Operation.RESTART_SERVICE]
+    # stock Locust keeps each user's connection: the frontend is pinned like a backend
+    kept = ONLINE_BOUTIQUE.model_copy(update={"load_connection_reuse": True})
+    ops = [r.operation for r in MECHANICS_POLICY.rules_on(cpu, "frontend", kept)]
+    assert ops == [Operation.RESTART_SERVICE]
+    for fault in (FaultType.POD_FAILURE, FaultType.NETWORK_DELAY):
+        rules = MECHANICS_POLICY.rules_on(fault, "frontend", ONLINE_BOUTIQUE)
+        assert [r.operation for r in rules] == [Operation.RESTART_SERVICE]
 
 
 def test_paper_policy_keeps_table_ii() -> None:

@@ -101,6 +101,39 @@ def test_pod_delay_and_cpu_faults_are_recovered_by_a_restart_not_by_replicas(
     assert not is_valid(_restart("frontend"), labels)
 
 
+@pytest.mark.parametrize(("intensity", "workers"), [(Intensity.MODERATE, 1), (Intensity.SEVERE, 2)])
+def test_cpu_on_the_frontend_is_also_recovered_by_more_pods_than_stressor_workers(
+    intensity: Intensity, workers: int
+) -> None:
+    incident = make_incident("frontend", FaultType.CPU_SATURATION, intensity)
+    assert incident.fault.parameters["workers"] == workers
+    labels = _labels(incident)
+    assert labels.gold_plan == _restart("frontend")
+    for replicas in range(1, 13):
+        plan = ScaleOut(operation="scale_out", target="frontend", replicas=replicas)
+        assert is_valid(plan, labels) is (workers + 1 <= replicas <= 10), replicas
+    negatives = [n.plan for n in labels.invalid_plans]
+    assert len(negatives) == 2
+    if workers == 1:  # two pods already recover: the next candidates take their place
+        assert negatives == [
+            _restart("adservice"),
+            RollbackConfig(operation="rollback_config", target="frontend", scope="GET /product/*"),
+        ]
+    else:  # two pods leave the stressed one half the users' requests
+        assert negatives[0] == ScaleOut(operation="scale_out", target="frontend", replicas=2)
+        assert "1/2 of users' requests" in labels.invalid_plans[0].rationale
+
+
+@pytest.mark.parametrize("fault_type", [FaultType.POD_FAILURE, FaultType.NETWORK_DELAY])
+def test_pod_and_delay_faults_on_the_frontend_are_not_recovered_by_more_pods(
+    fault_type: FaultType,
+) -> None:
+    labels = _labels(make_incident("frontend", fault_type, Intensity.SEVERE))
+    scale = ScaleOut(operation="scale_out", target="frontend", replicas=2)
+    assert labels.invalid_plans[0].plan == scale
+    assert not any(is_valid(scale.model_copy(update={"replicas": n}), labels) for n in range(2, 11))
+
+
 def test_cpu_saturation_under_table_ii_accepts_any_replica_count_from_two_to_ten() -> None:
     incident = make_incident("paymentservice", FaultType.CPU_SATURATION, Intensity.SEVERE)
     labels = _labels(incident, PAPER_POLICY)

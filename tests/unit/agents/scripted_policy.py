@@ -18,8 +18,9 @@ Evidence, in the order checked:
   limit the topology lists, or its pod's last termination was OOMKilled.
 - ``pod_failure``: a pod runs the pause image (Chaos Mesh's pod-failure swaps it in).
 - ``cpu_saturation``: a pod's CPU throttling rose many times over its baseline.
-- ``http_error`` / ``http_abort``: the entry point fails requests on one route with no
-  backend error behind them; the failing route is the rule's scope.
+- ``http_error`` / ``http_abort``: users fail on one route (the load generator's stats
+  rows) with no backend error at the entry point; the failing route is the rule's scope,
+  and it is an abort when the entry point stopped serving that route.
 - ``network_delay``: entry-point latency rose on a set of routes; S is the service whose
   routes match that set best (Jaccard over the topology's routes).
 - last, ``pod_failure`` again when a pod's readiness fell and nothing else explains it.
@@ -52,6 +53,8 @@ _NOUNS = {
 the callee's name without 'service' (frontend: 'could not retrieve product', 'failed to
 complete the order')."""
 _DIAL = re.compile(r"dial tcp (\d+\.\d+\.\d+\.\d+):(\d+): i/o timeout")
+_STATS_ROW = re.compile(r"^(GET|POST)\s+(/\S*)\s.*\|\s*[0-9.]+\s+([0-9.]+)\s*$")
+"""A Locust stats row of one request entry: method, name, and its current failures/s."""
 
 
 @dataclass(frozen=True)
@@ -207,32 +210,39 @@ class Policy:
             if v.get("pre") and v.get("during")
         }
 
-    def http(self) -> tuple[FaultType, str] | None:
-        entry = self.topology["entrypoint"]
-        failing: Counter[str] = Counter()
-        for _, _, text in self.lines('"request complete"', service=entry):
+    def user_failures(self, phase: str) -> dict[str, float]:
+        """Mean current failures/s per route in the load generator's stats rows."""
+        per_route: dict[str, list[float]] = {}
+        for _, _, text in self.lines("%) |", service="loadgenerator", phase=phase):
+            found = _STATS_ROW.match(text)
+            scope = found and self.route_of(found.group(1), found.group(2))
+            if found and scope:
+                per_route.setdefault(scope, []).append(float(found.group(3)))
+        return {scope: statistics.fmean(v) for scope, v in per_route.items()}
+
+    def served_share(self, scope: str, phase: str) -> float:
+        """Share of the entry point's completed requests (a sample) on ``scope``."""
+        lines = self.lines('"request complete"', service=self.topology["entrypoint"], phase=phase)
+        hits = 0
+        for _, _, text in lines:
             try:
                 row = json.loads(text)
-            except ValueError:
+                hits += self.route_of(row["http.req.method"], row["http.req.path"]) == scope
+            except (ValueError, KeyError, TypeError):
                 continue
-            if int(row.get("http.resp.status", 200)) >= 500:
-                scope = self.route_of(row["http.req.method"], row["http.req.path"])
-                if scope:
-                    failing[scope] += 1
-        backend = self.lines("rpc error", service=entry)
-        generator = self.lines("Error", service="loadgenerator")
-        aborted = any("RemoteDisconnected" in t or "aborted" in t for _, _, t in generator)
-        if not failing and aborted:
-            for _, _, text in generator:
-                found = re.search(r"(GET|POST) (/\S*?):", text)
-                if found and ("RemoteDisconnected" in text or "aborted" in text):
-                    scope = self.route_of(found.group(1), found.group(2))
-                    if scope:
-                        failing[scope] += 1
-        if not failing or len(backend) > sum(failing.values()) // 2:
+        return hits / max(len(lines), 1)
+
+    def http(self) -> tuple[FaultType, str] | None:
+        """Users fail on one route (Locust's stats) while the entry point logs no backend
+        error: a rule on that route; abort when the entry point stopped serving it."""
+        before, during = self.user_failures("pre"), self.user_failures("during")
+        failing = [s for s, f in during.items() if f > 2 * before.get(s, 0.0) + 0.02]
+        backend = self.lines("rpc error", service=self.topology["entrypoint"])
+        if len(failing) != 1 or len(backend) > 5:
             return None
-        kind = FaultType.HTTP_ABORT if aborted else FaultType.HTTP_ERROR
-        return kind, failing.most_common(1)[0][0]
+        scope = failing[0]
+        gone = self.served_share(scope, "during") < 0.5 * self.served_share(scope, "pre")
+        return (FaultType.HTTP_ABORT if gone else FaultType.HTTP_ERROR), scope
 
     def delay(self) -> str | None:
         slow = {s for s, (pre, during) in self.latency().items() if during > 3 * max(pre, 20.0)}
@@ -280,7 +290,8 @@ class Policy:
         if http:
             entry = self.topology["entrypoint"]
             plan = RollbackConfig(operation="rollback_config", target=entry, scope=http[1])
-            return Decision(entry, http[0], plan.model_dump(mode="json"), f"5xx on {http[1]}")
+            why = f"users fail on {http[1]}"
+            return Decision(entry, http[0], plan.model_dump(mode="json"), why)
         service = self.delay()
         if service:
             return self._with(service, FaultType.NETWORK_DELAY, "latency on its routes")

@@ -30,6 +30,14 @@ def access(method: str, path: str, status: int, took_ms: int = 40, error: str = 
     return lines
 
 
+def locust_row(method: str, name: str, rps: float, fps: float) -> str:
+    """A Locust 2.43 stats row (``StatsEntry.to_string``, stats.py L562-579)."""
+    kind = f"{method} " if method else ""
+    counts = f"{100:>7d} {'0(0.00%)':>12}"
+    times = f"|{41:>7d} {12:>7d} {160:>7d}{41:>7d} |"
+    return f"{kind:<8} {name:<76} {counts} {times} {rps:>7.2f} {fps:>11.2f}"
+
+
 def logs(rows: dict[str, dict[str, list[str]]]) -> pd.DataFrame:
     """phase -> service -> lines, spread evenly over the phase's window."""
     out = []

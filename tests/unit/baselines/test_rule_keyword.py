@@ -79,7 +79,71 @@ def test_5xx_at_the_entry_point_with_no_handler_error_is_an_http_rule_on_that_ro
         }
     )
     found = diagnose(bc.case(logs))
-    assert (found.service, found.fault) == ("checkoutservice", FaultType.HTTP_ERROR)
+    # the rule sits on the frontend's route, whatever services the route reaches
+    assert (found.service, found.fault) == ("frontend", FaultType.HTTP_ERROR)
+
+
+def _users(failing: str, pages: int) -> list[str]:
+    """The load generator's stats tables, one every 2 s: ``failing`` fails outright."""
+    tables = []
+    for _ in range(pages):
+        for method, path, rate in (("GET", "/", 0.08), ("GET", "/cart", 0.24)):
+            fps = rate if f"{method} {path}" == failing else 0.0
+            tables.append(bc.locust_row(method, path, rate, fps))
+        tables.append(bc.locust_row("", "Aggregated", 0.32, 0.08 if failing else 0.0))
+    return tables
+
+
+def test_users_failing_on_one_route_the_frontend_logs_as_fine_is_an_http_error_there() -> None:
+    served = bc.access("GET", "/", 200) * 10 + bc.access("GET", "/cart", 200) * 30
+    logs = bc.logs(
+        {
+            "pre": {"frontend": served, "loadgenerator": _users("", 30)},
+            # the proxy replaced the answers: the handler logged 200, users got 500
+            "during": {"frontend": served, "loadgenerator": _users("GET /", 30)},
+        }
+    )
+    found = diagnose(bc.case(logs))
+    assert (found.service, found.fault, found.rule) == (
+        "frontend",
+        FaultType.HTTP_ERROR,
+        "route_failures",
+    )
+    assert found.clue == "GET /"
+
+
+def test_users_failing_on_a_route_the_frontend_no_longer_serves_is_an_http_abort() -> None:
+    cart = bc.access("GET", "/cart", 200) * 30
+    logs = bc.logs(
+        {
+            "pre": {
+                "frontend": bc.access("GET", "/", 200) * 10 + cart,
+                "loadgenerator": _users("", 30),
+            },
+            "during": {"frontend": cart, "loadgenerator": _users("GET /", 30)},
+        }
+    )
+    found = diagnose(bc.case(logs))
+    assert (found.service, found.fault) == ("frontend", FaultType.HTTP_ABORT)
+
+
+def test_users_failing_where_the_frontend_logs_the_backend_error_is_not_a_route_rule() -> None:
+    error = f"could not retrieve cart: {REFUSED}"
+    logs = bc.logs(
+        {
+            "pre": {
+                "frontend": bc.access("GET", "/cart", 200) * 30,
+                "loadgenerator": _users("", 30),
+            },
+            "during": {
+                "frontend": bc.access("GET", "/cart", 500, error=error) * 30,
+                "loadgenerator": _users("GET /cart", 30),
+            },
+        }
+    )
+    found = diagnose(bc.case(logs))
+    assert found.rule != "route_failures"
+    assert found.service == "cartservice"
 
 
 def test_an_oom_kill_left_by_an_earlier_incident_is_not_evidence() -> None:

@@ -52,11 +52,11 @@ def test_paper_campaign_on_four_lanes_takes_a_quarter_rounded_up_to_whole_incide
     manifest = load_manifest(PAPER)
     incidents = plan_incidents(manifest)
     one, four = estimate(manifest, incidents, 1), estimate(manifest, incidents, 4)
-    assert one.incidents == four.incidents == 440  # 302 quota + 138 spares, all collected
-    assert four.per_lane == 110
-    assert four.low_s / one.low_s == pytest.approx(110 / 440)
-    assert four.high_s / one.high_s == pytest.approx(110 / 440)
-    assert one.windows_s == 440 * 540
+    assert one.incidents == four.incidents == 463  # 302 quota + 161 spares, all collected
+    assert four.per_lane == 116
+    assert four.low_s / one.low_s == pytest.approx(116 / 463)
+    assert four.high_s / one.high_s == pytest.approx(116 / 463)
+    assert one.windows_s == 463 * 540
     assert one.low_s > one.windows_s
     # what r2act adds beyond the windows on the shortest path stays under the 5% target
     assert one.overhead_low < 0.05

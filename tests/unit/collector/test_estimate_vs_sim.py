@@ -42,8 +42,8 @@ def test_campaign_plan_prints_the_estimate_per_lane_count() -> None:
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "540 s of phase windows" in text
-    assert "expected wall-clock on 1 lane: 2d 20h 04m to 4d 00h 40m" in text
-    assert "expected wall-clock on 4 lanes: 17h 01m to 1d 00h 10m (110 incidents" in text
+    assert "expected wall-clock on 1 lane: 2d 23h 38m to 4d 05h 43m" in text
+    assert "expected wall-clock on 4 lanes: 17h 56m to 1d 01h 29m (116 incidents" in text
     bad = runner.invoke(app, ["campaign", "plan", str(paper), "--lanes", "0"])
     assert bad.exit_code == 2
 

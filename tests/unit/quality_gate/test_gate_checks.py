@@ -75,3 +75,16 @@ def test_a_clear_rise_in_logged_request_latency_is_an_effect() -> None:
     same.logs = LogSummary(1000, 0, ("frontend",), latency_ms=30.0)
     assert effect_signals(pre, slow) == ["latency"]
     assert effect_signals(pre, same) == []
+
+
+def test_failures_users_see_on_the_load_generator_are_an_effect() -> None:
+    pre, failing, noise = _phase("pre", 0), _phase("during", 0), _phase("during", 0)
+    pre.logs = LogSummary(1000, 0, ("loadgenerator",), user_failures_per_s=0.0)
+    # one route of weight 1 in 23 failing outright at 10 users: about 0.08 failures/s
+    failing.logs = LogSummary(1000, 0, ("loadgenerator",), user_failures_per_s=0.08)
+    noise.logs = LogSummary(1000, 0, ("loadgenerator",), user_failures_per_s=0.01)
+    assert effect_signals(pre, failing) == ["user_failures"]
+    assert effect_signals(pre, noise) == []
+    # failures already there before the fault are no evidence of it
+    pre.logs = LogSummary(1000, 0, ("loadgenerator",), user_failures_per_s=0.08)
+    assert effect_signals(pre, failing) == []

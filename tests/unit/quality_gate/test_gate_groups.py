@@ -198,6 +198,48 @@ def test_latency_is_measured_from_the_frontends_request_lines(
     assert gather(root).phases["pre"].logs.latency_ms == 40.0  # type: ignore[union-attr]
 
 
+def _locust_row(method: str, name: str, counts: tuple[int, int], rates: tuple[float, float]) -> str:
+    """A stats row as Locust 2.43 prints it (``StatsEntry.to_string``, stats.py L562-579)."""
+    (reqs, fails), (rps, fps) = counts, rates
+    kind = f"{method} " if method else ""
+    cell = f"{fails}({100 * fails / reqs:.2f}%)"
+    times = f"|{41:>7d} {12:>7d} {160:>7d}{41:>7d} |"
+    return f"{kind:<8} {name:<76} {reqs:>7d} {cell:>12} {times} {rps:>7.2f} {fps:>11.2f}"
+
+
+def test_users_failures_are_read_from_the_load_generators_stats_rows(
+    tmp_path: Path, incidents: dict[str, PlannedIncident]
+) -> None:
+    import gzip
+
+    from r2act.quality_gate import gather
+
+    root = write_raw_incident(tmp_path, incidents[POD])
+    table = [  # two prints; the first print's total lags its rows
+        (0.0, _locust_row("GET", "/", (50, 9), (0.08, 0.08))),
+        (0.0, _locust_row("GET", "/cart", (150, 0), (0.24, 0.0))),
+        (0.0, _locust_row("", "Aggregated", (1000, 9), (1.8, 0.0))),
+        (2.0, _locust_row("GET", "/", (51, 10), (0.08, 0.1))),
+        (2.0, _locust_row("", "Aggregated", (1004, 10), (1.8, 0.1))),
+        (2.0, "GET / 3(1.00%) | is not a stats row: it lacks Locust's columns"),
+    ]
+    payload = b"".join(
+        (
+            json.dumps(
+                {"ts": ts, "pod": "loadgenerator-1", "container": "main"}
+                | {"service": "loadgenerator", "line": line}
+            )
+            + "\n"
+        ).encode()
+        for ts, line in table
+    )
+    (root / "during" / "logs.jsonl.gz").write_bytes(gzip.compress(payload))
+    evidence = gather(root)
+    assert evidence.phases["during"].logs.user_failures_per_s == pytest.approx(0.09)  # type: ignore[union-attr]
+    # the factory's pre logs have no load generator: nothing to read
+    assert evidence.phases["pre"].logs.user_failures_per_s is None  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize(
     ("file", "code"),
     [("state.json", "STATE_MISSING"), ("chaos_status.json", "CHAOS_STATUS_MISSING")],

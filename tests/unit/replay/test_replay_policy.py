@@ -1,8 +1,9 @@
 """Under r2act-mechanics/1, replaying on the simulator: gold plans recover, no_action never does,
-and no invalid plan recovers (the one finding left, docs/faults.md, needs a longer run).
+and no invalid plan recovers (the findings left, docs/faults.md, are plans no list names).
 
-The sample is one incident per (fault type, intensity) of r2act-302's main population, plus
-the smoke campaign's HTTP incidents (r2act-302 has none).
+The sample is one incident per (fault type, intensity) of r2act-302's main population (the
+frontend comes first in its service order, so its cells stand for pod, CPU, memory, delay
+and HTTP faults), plus the smoke campaign's HTTP incidents.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from r2act.campaigns import load_manifest, plan_incidents
 from r2act.campaigns.quotas import is_spare
 from r2act.cluster.sim import SimulatedCluster
 from r2act.replay import ReplayRequest, ReplaySettings, replay_one
-from r2act.schema import BenchmarkRecord, NoAction, PlannedIncident
+from r2act.schema import BenchmarkRecord, NoAction, PlannedIncident, ScaleOut
 
 REPO = Path(__file__).resolve().parents[3]
 SETTINGS = ReplaySettings()
@@ -63,3 +64,45 @@ def test_the_sample_covers_every_fault_type() -> None:
         "dns_fault",
         "dns_random",
     }
+
+
+def _frontend(fault: str, intensity: str) -> PlannedIncident:
+    return next(
+        i
+        for i in SAMPLE
+        if (i.service, i.fault.type.value, i.fault.intensity.value)
+        == ("frontend", fault, intensity)
+    )
+
+
+@pytest.mark.parametrize(
+    ("fault", "intensity", "recovering"),
+    [
+        # users' requests spread over the ready pods: the stressed pod's share falls below
+        # the 1/(workers + 1) of its CPU the stressor leaves it (valid: the policy's pattern)
+        ("cpu_saturation", "moderate", {2, 3, 10}),
+        ("cpu_saturation", "severe", {3, 10}),
+        # the failed pod stays in the Deployment, not ready; a delayed pod keeps 1/N of
+        # the requests, each of them slow
+        ("pod_failure", "severe", set()),
+        ("network_delay", "severe", set()),
+        # a finding, not a label: 1/N of the route's requests still fail, but the oracle
+        # averages its probes over six routes, so from N = 4 the share drops under 5%
+        ("http_error", "severe", {10}),
+    ],
+)
+def test_scale_out_of_the_frontend_recovers_exactly_what_the_policy_and_findings_say(
+    fault: str, intensity: str, recovering: set[int], sim: SimulatedCluster
+) -> None:
+    incident = _frontend(fault, intensity)
+    record = record_of(incident)
+    recovered = set()
+    for replicas in (2, 3, 10):
+        plan = ScaleOut(operation="scale_out", target="frontend", replicas=replicas)
+        outcome = replay_one(sim, record, ReplayRequest(plan=plan), SETTINGS)
+        assert outcome.status == "executed", outcome.reason
+        if outcome.recovered:
+            recovered.add(replicas)
+        valid = any(p.matches(plan) for p in record.valid_plans)
+        assert valid is (outcome.recovered and not fault.startswith("http_")), replicas
+    assert recovered == recovering
