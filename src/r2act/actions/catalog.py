@@ -25,7 +25,7 @@ class FieldDomain:
 
 @dataclass(frozen=True)
 class OperationSpec:
-    """One row of the catalogue (paper Table II; typical faults per ``r2act-mechanics/1``)."""
+    """One row of the catalogue (paper Table II; typical faults per ``r2act-mechanics/2``)."""
 
     operation: Operation
     fields: tuple[FieldDomain, ...]

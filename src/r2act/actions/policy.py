@@ -2,7 +2,7 @@
 
 Labels are a policy decision, so every record carries ``str(policy)``. Two policies ship:
 
-- ``r2act-mechanics/1`` (the default) follows what recovers under the real mechanics of
+- ``r2act-mechanics/2`` (the default) follows what recovers under the real mechanics of
   the shipped deployment (``docs/faults.md``): a restart for pod, delay and CPU faults
   (gRPC clients pin one connection, so added replicas get no traffic); for CPU on the entry
   point also a scale-out to more pods than the stressor has workers, since its users open
@@ -193,8 +193,10 @@ def primary_callers(topology: Topology) -> dict[str, str]:
     }
 
 
-MECHANICS_POLICY = RecoveryPolicy(name="r2act-mechanics", version=1)
-"""What recovers under the real mechanics (``docs/faults.md``); the default."""
+MECHANICS_POLICY = RecoveryPolicy(name="r2act-mechanics", version=2)
+"""What recovers under the real mechanics (``docs/faults.md``); the default. Version 2: the
+shipped load generator opens a connection per request, so a scale-out of the entry point
+relieves its CPU fault (version 1 assumed Locust's kept-alive connections)."""
 
 PAPER_POLICY = RecoveryPolicy(name="paper-table-ii", version=1, rules=_TABLE_II)
 """The paper's Table II, kept for reproducing its numbers."""
@@ -208,9 +210,12 @@ POLICIES: Mapping[str, RecoveryPolicy] = MappingProxyType(
 
 
 def policy_named(name: str) -> RecoveryPolicy:
-    """The shipped policy called ``name`` (``name/version``; a bare name takes version 1)."""
-    key = name if "/" in name else f"{name}/1"
-    policy = POLICIES.get(key)
+    """The shipped policy called ``name`` (``name/version``; a bare name takes the newest)."""
+    if "/" in name:
+        policy = POLICIES.get(name)
+    else:
+        versions = [p for p in POLICIES.values() if p.name == name]
+        policy = max(versions, key=lambda p: p.version) if versions else None
     if policy is None:
         raise DataError(f"unknown policy {name!r} (use one of: {', '.join(POLICIES)})")
     return policy

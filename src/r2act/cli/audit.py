@@ -11,16 +11,17 @@ from pathlib import Path
 
 import typer
 
+from r2act.actions import DEFAULT_POLICY, PAPER_POLICY
 from r2act.cli.app import app, console
 
 _RUN = typer.Argument(None, help="Run directory (default: the newest ./r2act-runs/<campaign>/).")
 _WORKERS = typer.Option(None, "--workers", min=1, help="Worker processes (default: CPUs, max 4).")
 _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
 _POLICY = typer.Option(
-    "r2act-mechanics/1",
+    str(DEFAULT_POLICY),
     "--policy",
-    help="Recovery policy to label records under: r2act-mechanics/1 (default, what recovers "
-    "under the real mechanics) or paper-table-ii/1 (the paper's Table II).",
+    help=f"Recovery policy to label records under: {DEFAULT_POLICY} (default, what recovers "
+    f"under the real mechanics) or {PAPER_POLICY} (the paper's Table II).",
 )
 
 

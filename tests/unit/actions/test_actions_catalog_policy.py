@@ -52,19 +52,22 @@ def test_operation_descriptions_name_every_signature_for_prompts() -> None:
 
 def test_the_default_policy_is_the_mechanics_one_and_both_are_named_and_versioned() -> None:
     assert DEFAULT_POLICY is MECHANICS_POLICY
-    assert str(MECHANICS_POLICY) == "r2act-mechanics/1"
+    assert str(MECHANICS_POLICY) == "r2act-mechanics/2"
     assert str(PAPER_POLICY) == "paper-table-ii/1"
-    assert set(POLICIES) == {"r2act-mechanics/1", "paper-table-ii/1"}
-    assert RecoveryPolicy(name="r2act-mechanics", version=1) == DEFAULT_POLICY
+    assert set(POLICIES) == {"r2act-mechanics/2", "paper-table-ii/1"}
+    assert RecoveryPolicy(name="r2act-mechanics", version=2) == DEFAULT_POLICY
     with pytest.raises(dataclasses.FrozenInstanceError):
-        DEFAULT_POLICY.version = 2  # type: ignore[misc]
+        DEFAULT_POLICY.version = 3  # type: ignore[misc]
 
 
 def test_policies_are_found_by_name_with_or_without_version() -> None:
     assert policy_named("paper-table-ii/1") is PAPER_POLICY
     assert policy_named("r2act-mechanics") is MECHANICS_POLICY
-    with pytest.raises(DataError, match=r"unknown policy 'r2act-default/1'.*r2act-mechanics/1"):
+    with pytest.raises(DataError, match=r"unknown policy 'r2act-default/1'.*r2act-mechanics/2"):
         policy_named("r2act-default/1")
+    # version 1 assumed kept-alive users; its labels are not reproduced by any shipped policy
+    with pytest.raises(DataError, match=r"unknown policy 'r2act-mechanics/1'"):
+        policy_named("r2act-mechanics/1")
 
 
 def test_mechanics_policy_follows_the_contract_table() -> None:

@@ -77,4 +77,4 @@ def test_r2act_302_labels_are_consistent_and_the_mapper_follows_the_policy(
     # shipped one, a restart of the frontend for HTTP route rules. Table II's only HTTP
     # plan names the route, which the pair cannot tell: the mapper's guess (the most
     # trafficked route) is right for the 15 of 87 HTTP incidents on that route
-    assert shares == {"r2act-mechanics/1": 1.0, "paper-table-ii/1": (302 - 87 + 15) / 302}
+    assert shares == {"r2act-mechanics/2": 1.0, "paper-table-ii/1": (302 - 87 + 15) / 302}

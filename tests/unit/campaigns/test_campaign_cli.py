@@ -65,7 +65,7 @@ def test_plan_stats_gives_the_mapper_per_policy_and_the_definition_oracle(
             err,
         )
     }
-    assert found["r2act-mechanics/1"] == (302, 302, 604)
+    assert found["r2act-mechanics/2"] == (302, 302, 604)
     # Table II's only HTTP plan is rollback_config, whose route the pair cannot tell: the
     # mapper guesses the most-trafficked route, right for the HTTP incidents on it only
     assert found["paper-table-ii/1"] == (302 - 87 + 15, 302, 604)

@@ -1,4 +1,4 @@
-"""Under r2act-mechanics/1, replaying on the simulator: gold plans recover, no_action never does,
+"""Under r2act-mechanics/2, replaying on the simulator: gold plans recover, no_action never does,
 and no invalid plan recovers (the findings left, docs/faults.md, are plans no list names).
 
 The sample is one incident per (fault type, intensity) of r2act-302's main population (the
@@ -41,7 +41,7 @@ def test_gold_recovers_no_action_does_not_and_invalid_plans_only_as_listed(
     incident: PlannedIncident, sim: SimulatedCluster
 ) -> None:
     record: BenchmarkRecord = record_of(incident)
-    assert record.policy == "r2act-mechanics/1"
+    assert record.policy == "r2act-mechanics/2"
     gold = replay_one(sim, record, ReplayRequest(plan=record.gold_plan), SETTINGS)
     assert gold.status == "executed" and gold.recovered, (gold.status, gold.reason)
     idle = replay_one(sim, record, ReplayRequest(plan=NoAction(operation="no_action")), SETTINGS)
