@@ -1,0 +1,110 @@
+"""Rounds: collect every quota repetition, then only the spares a short cell needs.
+
+A campaign plans each cell's quota plus spares. Round 0 collects the quota repetitions;
+after a round ends (every lane finished its incidents), each incident is judged clean or
+not by the quality gate's own per-incident verdict (``quality_gate.verdict``), and the next
+round takes, for each cell still short of clean incidents, exactly as many spares as it
+lacks, lowest repetition first (``campaigns.quotas.next_round``). A cell therefore stops as
+soon as it is full, and the incidents collected depend only on the plan and on each
+incident's outcome, never on timing or on the number of lanes.
+
+Resume starts from what ``RUN/raw`` holds: complete incidents are judged again from their
+files (the verdict is a pure function of them), so an interrupted run continues where the
+rule says. A run whose plan says ``stop_full_cells=False`` (``--only``, ``--all-spares``)
+collects every selected incident in one round.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+from dataclasses import replace
+from pathlib import Path
+
+from r2act.campaigns.quotas import SpareCount, count_spares, is_spare, next_round
+from r2act.collector import layout
+from r2act.collector.context import IncidentResult
+from r2act.errors import DataError
+from r2act.quality_gate.verdict import is_clean, judge
+from r2act.schema import PlannedIncident
+
+
+def judged(result: IncidentResult, incident_dir: Path) -> IncidentResult:
+    """``result`` with the gate's verdict on the incident just collected at ``incident_dir``."""
+    if result.status != "completed":
+        return result
+    cpu = time.process_time()
+    try:
+        verdict = judge(incident_dir)
+    except DataError as error:  # unreadable files: the audit would not admit it either
+        return replace(result, clean=False, reasons=(str(error),))
+    return replace(
+        result,
+        clean=is_clean(verdict),
+        reasons=tuple(verdict.reasons),
+        judge_cpu_s=time.process_time() - cpu,
+    )
+
+
+class Rounds:
+    """Which incidents of a selection to collect next, from what was collected so far."""
+
+    def __init__(
+        self, selection: list[PlannedIncident], raw: Path, done: Collection[str], *, stop: bool
+    ) -> None:
+        self.selection = selection
+        self.stop = stop
+        self.raw = raw
+        self.taken: set[str] = set(done)
+        """Ids complete before this run, or collected or tried by it."""
+        self.complete: set[str] = set(done)
+        self._clean: dict[str, bool] = {}
+        self.judge_cpu_s = 0.0
+        """CPU seconds spent judging incidents found complete (resume)."""
+        self.has_spares = any(is_spare(i) for i in selection)
+
+    def next(self) -> list[str]:
+        """Ids of the next round, in plan order; empty when collection is over."""
+        if not self.stop:
+            return [i.id for i in self.selection if i.id not in self.taken]
+        return [i.id for i in next_round(self.selection, self.taken, self.clean)]
+
+    def record(self, result: IncidentResult) -> None:
+        """Note an incident this run collected or failed to collect."""
+        self.taken.add(result.incident_id)
+        if result.status == "completed":
+            self.complete.add(result.incident_id)
+            if result.clean is not None:
+                self._clean[result.incident_id] = result.clean
+        else:
+            self._clean[result.incident_id] = False
+
+    def clean(self, incident_id: str) -> bool:
+        """Whether a taken incident would pass the gate (judged from its files once)."""
+        known = self._clean.get(incident_id)
+        if known is None:
+            directory = self.raw / incident_id
+            if not layout.is_complete(directory):
+                known = False
+            else:
+                cpu = time.process_time()
+                result = judged(IncidentResult(incident_id, "completed"), directory)
+                self.judge_cpu_s += time.process_time() - cpu
+                known = bool(result.clean)
+            self._clean[incident_id] = known
+        return known
+
+    def spares(self) -> SpareCount:
+        """What the rule did with the selection's spares so far."""
+        return count_spares(self.selection, self.taken, self.clean)
+
+    def remaining(self) -> int:
+        """Incidents a rerun would collect first (failed ones again, spares still needed)."""
+        if not self.stop:
+            return sum(i.id not in self.complete for i in self.selection)
+        return len(next_round(self.selection, self.complete, self.clean))
+
+    def spare_ids(self, ids: Collection[str]) -> int:
+        """How many of ``ids`` are spares."""
+        wanted = set(ids)
+        return sum(is_spare(i) for i in self.selection if i.id in wanted)
