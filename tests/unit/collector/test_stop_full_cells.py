@@ -24,10 +24,12 @@ from typer.testing import CliRunner
 
 from r2act.campaigns import Manifest, load_manifest, plan_incidents
 from r2act.campaigns.quotas import cell_of, is_spare
+from r2act.campaigns.shard import Shard
 from r2act.cli import _register_commands, app
 from r2act.cluster.base import INCIDENT_LABEL, Cluster
 from r2act.collector import CollectionPlan, layout, open_target, plan_collection, resume
 from r2act.collector.lanes import LanesSummary, collect_lanes
+from r2act.collector.merge import claim_shard, merge_runs, shard_collection
 from r2act.quality_gate import Group, is_clean, judge, run_audit
 from r2act.quality_gate.report import shortfalls
 from r2act.schema import PlannedIncident
@@ -71,12 +73,14 @@ def _complete(run: Path) -> set[str]:
 
 
 def _expected(incidents: list[PlannedIncident], clean: set[str]) -> set[str]:
-    """Quota repetitions, then per cell the shortest spare prefix that fills it."""
+    """Quota repetitions, then per cell the shortest spare prefix that fills it (for a
+    shard's incidents: fills the shard's share, its quota repetitions there)."""
     chosen = {i.id for i in incidents if not is_spare(i)}
+    want = Counter(cell_of(i) for i in incidents if i.id in chosen)
     have = Counter(cell_of(i) for i in incidents if i.id in chosen and i.id in clean)
     for incident in sorted((i for i in incidents if is_spare(i)), key=lambda i: i.repetition):
         cell = cell_of(incident)
-        if have[cell] < QUOTA:
+        if have[cell] < want[cell]:
             chosen.add(incident.id)
             have[cell] += incident.id in clean
     return chosen
@@ -266,3 +270,27 @@ def test_the_collect_summary_says_what_happened_to_the_spares(tmp_path: Path) ->
     assert f"{BROKEN} pod_failure severe: 0 of {QUOTA} clean" in result.output
     again = CliRunner().invoke(app, ["collect", str(path), "-q", "--out", str(run)])
     assert "spares: " in again.output
+
+
+def test_each_shard_fills_its_own_share_and_merge_counts_no_spare_as_missing(
+    tmp_path: Path, reference: tuple[list[PlannedIncident], set[str]]
+) -> None:
+    incidents, clean = reference
+    path = _campaign(tmp_path)
+    runs = []
+    for index in (1, 2):
+        plan, record = shard_collection(plan_collection(path), Shard(index, 2))
+        run = tmp_path / f"shard-{index}"
+        claim_shard(run, record)
+        out = collect_lanes(plan, run, inline=True)
+        mine = [i for i in incidents if i.id in set(record.incidents)]
+        assert {r.incident_id for r in out.summary.results} == _expected(mine, clean)
+        runs.append(run)
+    merged = merge_runs(runs, tmp_path / "merged")
+    # only the broken cell's quota incidents are missing; no spare counts as missing
+    assert set(merged.missing) == {
+        i.id for i in incidents if i.service == BROKEN and not is_spare(i)
+    }
+    held = _complete(tmp_path / "merged")
+    assert merged.spares_absent == sum(is_spare(i) and i.id not in held for i in incidents)
+    assert merged.spares_absent > 0
