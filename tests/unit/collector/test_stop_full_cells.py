@@ -294,3 +294,11 @@ def test_each_shard_fills_its_own_share_and_merge_counts_no_spare_as_missing(
     held = _complete(tmp_path / "merged")
     assert merged.spares_absent == sum(is_spare(i) and i.id not in held for i in incidents)
     assert merged.spares_absent > 0
+    # an unsharded collect on the merged run tops up the cells a shard could not fill
+    topped = collect_lanes(plan_collection(path), tmp_path / "merged", inline=True)
+    assert all(
+        is_spare(i)
+        for i in incidents
+        if i.id in {r.incident_id for r in topped.summary.results} and i.service != BROKEN
+    )
+    _judged_like_the_audit(tmp_path / "merged")
