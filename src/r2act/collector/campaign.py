@@ -42,7 +42,7 @@ from r2act.collector.context import (
 from r2act.collector.guard import CleanupGuard, Interrupted
 from r2act.collector.lifecycle import Collector, IncidentRun, leftovers_message
 from r2act.collector.retrying import call_with_retry
-from r2act.collector.rounds import Rounds, judged
+from r2act.collector.rounds import VERDICTS, Rounds, VerdictCache, judged
 from r2act.errors import DataError, SafetyError
 from r2act.schema import PlannedIncident
 from r2act.systems import SYSTEMS
@@ -247,8 +247,14 @@ def collect(
 
 
 def plan_rounds(plan: CollectionPlan, raw: Path, done: Collection[str]) -> Rounds:
-    """The rounds of ``plan`` given the incidents already complete in ``raw``."""
-    return Rounds([item.incident for item in plan.items], raw, done, stop=plan.stop_full_cells)
+    """The rounds of ``plan`` given the incidents already complete in ``raw``; the verdicts
+    they reach are kept beside the run's ledger (``RUN/.r2act``) for a resume."""
+    run_dir = raw.parent
+    cache = (
+        VerdictCache(ledger_module.state_dir(run_dir) / VERDICTS) if plan.stop_full_cells else None
+    )
+    selection = [item.incident for item in plan.items]
+    return Rounds(selection, raw, done, stop=plan.stop_full_cells, cache=cache)
 
 
 def _collect_locked(

@@ -8,19 +8,25 @@ lacks, lowest repetition first (``campaigns.quotas.next_round``). A cell therefo
 soon as it is full, and the incidents collected depend only on the plan and on each
 incident's outcome, never on timing or on the number of lanes.
 
-Resume starts from what ``RUN/raw`` holds: complete incidents are judged again from their
-files (the verdict is a pure function of them), so an interrupted run continues where the
-rule says. A run whose plan says ``stop_full_cells=False`` (``--only``, ``--all-spares``)
-collects every selected incident in one round.
+Resume starts from what ``RUN/raw`` holds: the clean counts are recomputed from the complete
+incidents there, so an interrupted run continues where the rule says. Verdicts are kept in
+``RUN/.r2act/verdicts.jsonl``, each keyed by the SHA-256 of the incident's ``COMPLETE``
+marker (which holds the checksums of all its files) and by r2act's version, so a rerun
+judges again only incidents it has no verdict for; deleting the file re-judges everything.
+A run whose plan says ``stop_full_cells=False`` (``--only``, ``--all-spares``) collects
+every selected incident in one round.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
+from r2act import __version__
 from r2act.campaigns.quotas import SpareCount, count_spares, is_spare, next_round
 from r2act.collector import layout
 from r2act.collector.context import IncidentResult
@@ -46,15 +52,79 @@ def judged(result: IncidentResult, incident_dir: Path) -> IncidentResult:
     )
 
 
+VERDICTS = "verdicts.jsonl"
+"""``RUN/.r2act/verdicts.jsonl``: the collector's per-incident verdicts, for resuming."""
+
+
+class VerdictCache:
+    """Verdicts already reached, valid while the incident's ``COMPLETE`` is unchanged."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._known: dict[str, tuple[str, bool]] = {}
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            lines = []
+        for line in lines:
+            try:
+                row = json.loads(line)
+                if row["tool_version"] == __version__:
+                    self._known[row["incident_id"]] = (row["complete_sha256"], bool(row["clean"]))
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short by a crash: judge that incident again
+
+    def get(self, incident_dir: Path) -> bool | None:
+        """The kept verdict on ``incident_dir``, None when there is none for these files."""
+        known = self._known.get(incident_dir.name)
+        if known is None:
+            return None
+        return known[1] if known[0] == _marker_digest(incident_dir) else None
+
+    def put(self, incident_dir: Path, result: IncidentResult) -> None:
+        """Keep the verdict in ``result``; a cache that cannot be written is only slower."""
+        digest = _marker_digest(incident_dir)
+        if result.clean is None or digest is None:
+            return
+        row = {
+            "incident_id": result.incident_id,
+            "complete_sha256": digest,
+            "tool_version": __version__,
+            "clean": result.clean,
+            "reasons": list(result.reasons),
+        }
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(row, sort_keys=True) + "\n")
+        except OSError:
+            return
+        self._known[result.incident_id] = (digest, result.clean)
+
+
+def _marker_digest(incident_dir: Path) -> str | None:
+    try:
+        return hashlib.sha256((incident_dir / layout.COMPLETE).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
 class Rounds:
     """Which incidents of a selection to collect next, from what was collected so far."""
 
     def __init__(
-        self, selection: list[PlannedIncident], raw: Path, done: Collection[str], *, stop: bool
+        self,
+        selection: list[PlannedIncident],
+        raw: Path,
+        done: Collection[str],
+        *,
+        stop: bool,
+        cache: VerdictCache | None = None,
     ) -> None:
         self.selection = selection
         self.stop = stop
         self.raw = raw
+        self.cache = cache
         self.taken: set[str] = set(done)
         """Ids complete before this run, or collected or tried by it."""
         self.complete: set[str] = set(done)
@@ -76,6 +146,8 @@ class Rounds:
             self.complete.add(result.incident_id)
             if result.clean is not None:
                 self._clean[result.incident_id] = result.clean
+                if self.cache is not None:
+                    self.cache.put(self.raw / result.incident_id, result)
         else:
             self._clean[result.incident_id] = False
 
@@ -86,11 +158,15 @@ class Rounds:
             directory = self.raw / incident_id
             if not layout.is_complete(directory):
                 known = False
+            elif self.cache is not None and (kept := self.cache.get(directory)) is not None:
+                known = kept
             else:
                 cpu = time.process_time()
                 result = judged(IncidentResult(incident_id, "completed"), directory)
                 self.judge_cpu_s += time.process_time() - cpu
                 known = bool(result.clean)
+                if self.cache is not None:
+                    self.cache.put(directory, result)
             self._clean[incident_id] = known
         return known
 

@@ -218,8 +218,22 @@ def test_an_interrupted_top_up_round_resumes_where_the_rule_says(
     redone = {r.incident_id for r in second.summary.results}
     assert not redone & before  # nothing complete is collected again
     assert _complete(run) == expected - {i.id for i in incidents if i.service == BROKEN}
-    assert second.summary.remaining == QUOTA  # the broken cell's quota incidents, to retry
+    assert second.summary.remaining == QUOTA  # a rerun's first round: the broken cell's quota
     _judged_like_the_audit(run)
+    # a rerun reuses the verdicts kept beside the ledger: it judges nothing again ...
+    third = collect_lanes(plan, run, inline=True)
+    assert {r.incident_id for r in third.summary.results} == {
+        i.id for i in incidents if i.service == BROKEN
+    }  # only the failed ones are retried (the broken cell is still short: its spares too)
+    assert third.summary.judge_cpu_s == 0.0
+    # ... and without them it judges the files again and reaches the same decision
+    (run / ".r2act" / "verdicts.jsonl").unlink()
+    fourth = collect_lanes(plan, run, inline=True)
+    assert fourth.summary.judge_cpu_s > 0.0
+    assert {r.incident_id for r in fourth.summary.results} == {
+        r.incident_id for r in third.summary.results
+    }
+    assert _complete(run) == expected - {i.id for i in incidents if i.service == BROKEN}
 
 
 def test_the_audit_reports_the_shortfall_when_spares_run_out(tmp_path: Path) -> None:
