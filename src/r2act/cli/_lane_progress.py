@@ -86,7 +86,8 @@ class LanesProgress:
         total = next(t.total for t in self._progress.tasks if t.id == self._total) or 0
         self._progress.update(self._total, total=total + incidents)
         self._progress.console.print(
-            f"[yellow]top-up round: {incidents} spares for cells still short of clean incidents[/]",
+            f"[yellow]top-up round: {incidents} spare{'s' if incidents != 1 else ''} "
+            "for cells still short of clean incidents[/]",
             highlight=False,
         )
 
