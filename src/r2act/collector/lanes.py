@@ -290,7 +290,8 @@ def _collect_lanes_locked(
         virtual=isinstance(plan.manifest.target, SimTarget),
         cleanup=cleanup,
     )
-    active = lanes[: len(pending)]
+    # later rounds may need more lanes than the first (a resume retrying one failed incident)
+    active = lanes[: len(set(ids) - done)] if pending else []
     observer.campaign_started(len(pending), len(done), [lane.name for lane in active])
     if pending:
         resume.check_writable(run_dir)
