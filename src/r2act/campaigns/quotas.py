@@ -1,7 +1,7 @@
 """Cell quotas and spares: how a campaign ends with exactly its planned main population.
 
 The planner gives every cell (service, fault type, intensity) its quota plus ``spares``
-repetitions. Two pure rules use them:
+repetitions. Pure rules use them:
 
 - ``admit``: the audit keeps, per cell, the first ``quota`` incidents that pass the gate
   (in repetition order); later clean ones are surplus spares, kept out of the main set.
