@@ -54,6 +54,11 @@ SKIP_GROUPS = (
         "./scripts/test installs it when run as root)",
     ),
     SkipGroup(
+        "Locust",
+        "Locust not installed",
+        "run ./scripts/test (it installs Locust 2.43.0 into .venv-locust) or set R2ACT_LOCUST",
+    ),
+    SkipGroup(
         "shellcheck",
         "shellcheck not installed",
         "install shellcheck (Debian package 'shellcheck')",

@@ -194,6 +194,8 @@ progress "Online Boutique ${ONLINE_BOUTIQUE_VERSION} in ${R2ACT_NAMESPACE}"
 kube apply --namespace "$R2ACT_NAMESPACE" -f "$ONLINE_BOUTIQUE_MANIFEST"
 # The LoadBalancer service never gets an address on kind; r2act uses the API proxy.
 kube delete service frontend-external --namespace "$R2ACT_NAMESPACE" --ignore-not-found
+# The load generator opens a new connection per request, so HTTPChaos meets user traffic.
+"$deploy/loadgenerator/apply.sh" "$context" "$R2ACT_NAMESPACE"
 echo "  waiting for every deployment to be available (image pulls take a few minutes)"
 kube wait deployment --all --namespace "$R2ACT_NAMESPACE" \
   --for=condition=Available --timeout "$READY_TIMEOUT"

@@ -21,7 +21,12 @@ from r2act.campaigns import load_manifest
 from r2act.cluster.base import OPT_IN_LABEL
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
-SCRIPTS = [DEPLOY / "kind" / "up.sh", DEPLOY / "kind" / "down.sh", DEPLOY / "render-rbac.sh"]
+SCRIPTS = [
+    DEPLOY / "kind" / "up.sh",
+    DEPLOY / "kind" / "down.sh",
+    DEPLOY / "render-rbac.sh",
+    DEPLOY / "loadgenerator" / "apply.sh",
+]
 
 
 def _versions() -> dict[str, str]:
@@ -339,3 +344,48 @@ def test_up_accepts_kubectl_one_minor_version_away(bed: Bed, kubectl: str) -> No
     done = bed.up("--check", FAKE_KUBECTL=kubectl)
     assert done.returncode == 0, done.stderr
     assert f"kubectl {kubectl}" in done.stdout
+
+
+def test_up_gives_the_load_generator_a_connection_per_request(bed: Bed) -> None:
+    """After Online Boutique's manifests and before waiting for them: the ConfigMap with
+    r2act_load.py and the patch that runs it, in the opted-in namespace only."""
+    done = bed.up()
+    assert done.returncode == 0, done.stdout + done.stderr
+    calls = bed.calls()
+    scoped = "kubectl --context kind-r2act --namespace boutique"
+    apply_ob = next(i for i, c in enumerate(calls) if "kubernetes-manifests.yaml" in c)
+    configmap = calls.index(
+        f"{scoped} create configmap r2act-loadgenerator --from-file="
+        f"{bed.root}/deploy/loadgenerator/r2act_load.py --dry-run=client -o yaml"
+    )
+    patch = calls.index(
+        f"{scoped} patch deployment loadgenerator --type strategic --patch-file "
+        f"{bed.root}/deploy/loadgenerator/patch.yaml"
+    )
+    wait = next(i for i, c in enumerate(calls) if "wait deployment --all" in c)
+    assert apply_ob < configmap < patch < wait
+
+
+def test_the_load_generator_patch_fits_the_release_manifest(reference_dir: Path) -> None:
+    """The patch names the release's container, runs the file where the ConfigMap mounts
+    it, and the ConfigMap is the one apply.sh creates."""
+    docs = yaml.safe_load_all(
+        (reference_dir / "online-boutique" / "kubernetes-manifests.yaml").read_text()
+    )
+    release = next(
+        d
+        for d in docs
+        if d and d["kind"] == "Deployment" and d["metadata"]["name"] == "loadgenerator"
+    )
+    patch = yaml.safe_load((DEPLOY / "loadgenerator" / "patch.yaml").read_text())["spec"]
+    container = patch["template"]["spec"]["containers"][0]
+    assert container["name"] in [
+        c["name"] for c in release["spec"]["template"]["spec"]["containers"]
+    ]
+    env = {e["name"]: e["value"] for e in container["env"]}
+    (mount,) = container["volumeMounts"]
+    assert env["LOCUST_LOCUSTFILE"] == f"{mount['mountPath']}/r2act_load.py"
+    (volume,) = patch["template"]["spec"]["volumes"]
+    assert volume["name"] == mount["name"]
+    apply_sh = (DEPLOY / "loadgenerator" / "apply.sh").read_text()
+    assert f"create configmap {volume['configMap']['name']} " in apply_sh

@@ -136,6 +136,7 @@ for ((i = 1; i <= lanes; i++)); do
   kube label namespace "$ns" r2act.io/chaos-allowed=true --overwrite
   kube apply --namespace "$ns" -f "$ONLINE_BOUTIQUE_MANIFEST" >/dev/null
   kube delete service frontend-external --namespace "$ns" --ignore-not-found >/dev/null
+  "$deploy/loadgenerator/apply.sh" "$context" "$ns" >/dev/null
   patch="$(pin_patch "$i")"
   for deployment in $(kube get deployments --namespace "$ns" -o name); do
     kube patch --namespace "$ns" "$deployment" --type merge -p "$patch" >/dev/null

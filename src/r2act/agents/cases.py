@@ -38,6 +38,17 @@ _COLUMNS = {
     ],
     layout.METRICS: ["phase", "ts", "query", "labels", "value"],
     layout.STATE: ["phase", "state"],
+    layout.REQUESTS: [
+        "phase",
+        "ts",
+        "source",
+        "service",
+        "route",
+        "requests_per_s",
+        "errors_per_s",
+        "error_ratio",
+        "latency_p95_ms",
+    ],
 }
 
 
@@ -53,6 +64,8 @@ class CaseInputs:
     events: pd.DataFrame | None = None
     metrics: pd.DataFrame | None = None
     states: dict[str, ClusterState] = field(default_factory=dict)
+    requests: pd.DataFrame | None = None
+    """Request-level series (frontend log, Locust stats) per step; view 'full' only."""
 
 
 class CaseSource:
@@ -125,6 +138,9 @@ class CaseSource:
             events=self._rows(layout.EVENTS, case_id) if layout.EVENTS in self._files else None,
             metrics=self._rows(layout.METRICS, case_id) if layout.METRICS in self._files else None,
             states=states,
+            requests=self._rows(layout.REQUESTS, case_id)
+            if layout.REQUESTS in self._files
+            else None,
         )
 
     def __iter__(self) -> Iterator[CaseInputs]:

@@ -387,6 +387,49 @@ class CaseEnvironment:
         self._metrics = index
         return index
 
+    def requests(
+        self,
+        service: str | None = None,
+        route: str | None = None,
+        source: str | None = None,
+        phase: str | None = None,
+        points: bool = False,
+    ) -> Answer:
+        """Request series per (source, service, route) and phase (view 'full' only).
+
+        ``locust-stats`` is what the users saw (requests and failures per second per
+        route, from the load generator's stats table); ``frontend-log`` is what the
+        frontend logged (per route, and errors per called backend). Per phase: mean and max
+        of each column; ``points`` adds ``[ts, requests/s, errors/s]`` per step.
+        """
+        table = self.case.requests
+        self._require("request series", table)
+        assert table is not None
+        self._service(service)
+        mask = table["phase"].isin(_phases(phase))
+        if service is not None:
+            mask &= table["service"] == service
+        if route is not None:
+            mask &= table["route"] == route
+        if source is not None:
+            mask &= table["source"] == source
+        picked = table[mask].sort_values(["source", "service", "route", "ts"], kind="stable")
+        series: list[Answer] = []
+        for (src, svc, rte), rows in picked.groupby(
+            ["source", "service", "route"], sort=True, dropna=False
+        ):
+            phases: dict[str, Answer] = {}
+            for phase_name in PHASES:
+                part = rows[rows["phase"] == phase_name]
+                if len(part):
+                    phases[phase_name] = _request_stats(part, points)
+            series.append(
+                {"source": str(src), "service": str(svc), "route": str(rte), "phases": phases}
+            )
+        shown = series[:MAX_LIMIT]
+        how = "narrow with service, route, source or phase"
+        return {"series": shown, **_note(len(shown), len(series), how)}
+
     def state(self, kind: str, name: str | None = None, phase: str = "during") -> Answer:
         """Deployments or pods at the end of a phase (view 'full' only)."""
         self._require("cluster states", self.case.states)
@@ -442,6 +485,32 @@ class CaseEnvironment:
             )
         self.submission = prediction
         return {"accepted": True}
+
+
+_REQUEST_COLUMNS = ("requests_per_s", "errors_per_s", "error_ratio", "latency_p95_ms")
+
+
+def _request_stats(rows: Any, points: bool) -> Answer:
+    """Mean and max of each request column over one phase's steps (nulls skipped)."""
+    stats: Answer = {"steps": len(rows)}
+    for column in _REQUEST_COLUMNS:
+        values = rows[column].to_numpy(dtype=float, na_value=np.nan)
+        values = values[~np.isnan(values)]
+        if len(values):
+            stats[column] = {
+                "mean": _round(float(values.mean())),
+                "max": _round(float(values.max())),
+            }
+    if points:
+        triples = zip(rows["ts"], rows["requests_per_s"], rows["errors_per_s"], strict=True)
+        listed = [
+            [round(float(ts), 3), _round(float(req)), _round(float(err))]
+            for ts, req, err in triples
+        ]
+        stats["points"] = listed[:MAX_POINTS]
+        if len(listed) > MAX_POINTS:
+            stats["note"] = f"{len(listed) - MAX_POINTS} later points left out (narrow phase)"
+    return stats
 
 
 def _inside(case: CaseInputs, prediction: Prediction) -> bool:

@@ -26,8 +26,9 @@ from r2act.agents.tools import BY_NAME, call
 
 INSTRUCTIONS = (
     "Benchmark cases of Kubernetes microservice incidents. Call list_cases, then "
-    "select_case, investigate with services/topology/logs/events/metric_names/metrics/state/"
-    "action_space, and finish with submit(rca, plan). One submission per case counts."
+    "select_case, investigate with services/topology/logs/events/metric_names/metrics/"
+    "requests/state/action_space, and finish with submit(rca, plan). One submission per "
+    "case counts."
 )
 Phase = Literal["pre", "during", "post"]
 
@@ -150,6 +151,25 @@ def build_server(source: CaseSource, out: Path, method: str = "mcp-agent") -> MC
     def metrics(query: str, phase: Phase | None = None, step: float | None = None) -> str:
         return state.ask("metrics", {"query": query, "phase": phase, "step": step})
 
+    @server.tool(description=describe("requests"))
+    def requests(
+        service: str | None = None,
+        route: str | None = None,
+        source: Literal["locust-stats", "frontend-log"] | None = None,
+        phase: Phase | None = None,
+        points: bool = False,
+    ) -> str:
+        return state.ask(
+            "requests",
+            {
+                "service": service,
+                "route": route,
+                "source": source,
+                "phase": phase,
+                "points": points,
+            },
+        )
+
     @server.tool(name="state", description=describe("state"))
     def state_(
         kind: Literal["deployment", "pod"], name: str | None = None, phase: Phase = "during"
@@ -165,5 +185,5 @@ def build_server(source: CaseSource, out: Path, method: str = "mcp-agent") -> MC
         return state.submit(rca, plan)
 
     del list_cases, select_case, services, topology, logs, events, metric_names, metrics
-    del state_, action_space, submit  # registered on the server; the names are not needed
+    del requests, state_, action_space, submit  # registered on the server; the names are not needed
     return server

@@ -66,6 +66,21 @@ class MetricsArgs(_Args):
     )
 
 
+class RequestsArgs(_Args):
+    """Arguments of ``requests``."""
+
+    service: str | None = Field(default=None, description="Deployment name, e.g. 'frontend'.")
+    route: str | None = Field(
+        default=None, max_length=80, description="Route as 'METHOD /path', e.g. 'GET /cart'."
+    )
+    source: Literal["locust-stats", "frontend-log"] | None = Field(
+        default=None,
+        description="locust-stats: what users saw; frontend-log: what the frontend logged.",
+    )
+    phase: PhaseName | None = Field(default=None, description="pre, during or post.")
+    points: bool = Field(default=False, description="Add [ts, requests/s, errors/s] per step.")
+
+
 class StateArgs(_Args):
     """Arguments of ``state``."""
 
@@ -148,6 +163,13 @@ TOOLS: tuple[Tool, ...] = (
         "Metric series per phase (min/mean/max/last, points with step) (view full).",
         MetricsArgs,
         lambda e, a: e.metrics(**_a(a)),
+    ),
+    Tool(
+        "requests",
+        "Request rates, errors and latency per route as users and the frontend saw them, "
+        "per phase (view full).",
+        RequestsArgs,
+        lambda e, a: e.requests(**_a(a)),
     ),
     Tool(
         "state",

@@ -81,6 +81,13 @@ class Topology(BaseModel):
     entrypoint_port: int = Field(description="Container port of the entry point's HTTP server.")
     health_path: str = Field(description="Path of the entry point's health endpoint.")
     load_generator: str | None = Field(default=None, description="Deployment that sends load.")
+    load_connection_reuse: bool = Field(
+        default=True,
+        description=(
+            "Whether the load generator keeps each user's connection to the entry point alive "
+            "(pinned to one pod) or opens a new one per request (spread over the ready pods)."
+        ),
+    )
     deployments: list[DeploymentSpec] = Field(description="Every deployment of the system.")
     routes: list[HttpRoute] = Field(description="HTTP routes of the entry point.")
 

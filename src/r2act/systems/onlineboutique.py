@@ -124,6 +124,9 @@ ONLINE_BOUTIQUE = Topology(
     entrypoint_port=8080,
     health_path="/_healthz",
     load_generator="loadgenerator",
+    # deploy/ runs the stock locustfile with `Connection: close` on every request
+    # (deploy/loadgenerator/): each request is a new connection, which HTTPChaos can meet.
+    load_connection_reuse=False,
     deployments=[
         _FRONTEND,
         _deployment(

@@ -26,6 +26,8 @@ QUESTIONS: list[tuple[str, dict[str, Any]]] = [
     ("metrics", {"query": "ready"}),
     ("metrics", {"query": 'cpu_usage{service=~".+"}', "step": 15}),
     ("metrics", {"query": "memory_limit", "phase": "during"}),
+    ("requests", {}),
+    ("requests", {"source": "locust-stats", "phase": "during", "points": True}),
     ("state", {"kind": "deployment"}),
     ("state", {"kind": "pod", "phase": "during"}),
     ("state", {"kind": "deployment", "phase": "post"}),
@@ -63,8 +65,8 @@ def test_no_tool_answer_carries_an_answer_field_or_an_incident_id(smoke_dataset:
 @pytest.mark.parametrize(
     ("view", "refused"),
     [
-        ("logs", {"events", "metric_names", "metrics", "state"}),
-        ("logs+events", {"metric_names", "metrics", "state"}),
+        ("logs", {"events", "metric_names", "metrics", "requests", "state"}),
+        ("logs+events", {"metric_names", "metrics", "requests", "state"}),
     ],
 )
 def test_a_view_answers_only_its_modalities(
@@ -139,3 +141,33 @@ def test_submit_checks_shape_and_action_space(smoke_dataset: Path) -> None:
         False,
     )
     assert env.submission is not None and env.submission.incident_id == source.ids()[0]
+
+
+def test_requests_show_what_users_and_the_frontend_saw_of_a_failing_backend(
+    smoke_dataset: Path,
+) -> None:
+    """cartservice down: users' cart page fails (Locust's failures/s rise from zero) and
+    the frontend's errors on it are attributed to cartservice, the backend it called."""
+    record = next(
+        r
+        for r in load_records(smoke_dataset)
+        if r.labels.service == "cartservice" and r.labels.fault_type.value == "pod_failure"
+    )
+    env = CaseEnvironment(CaseSource(smoke_dataset, "full").inputs(record.case_id))
+    users = json.loads(call(env, "requests", {"source": "locust-stats", "route": "GET /cart"})[0])[
+        "series"
+    ]
+    assert len(users) == 1
+    phases = users[0]["phases"]
+    assert phases["pre"]["errors_per_s"]["max"] == 0
+    assert phases["during"]["errors_per_s"]["mean"] > 0
+    logged = json.loads(call(env, "requests", {"source": "frontend-log", "phase": "during"})[0])
+    blamed: dict[str, float] = {}
+    for series in logged["series"]:
+        if series["service"] != "frontend":
+            rate = series["phases"]["during"]["errors_per_s"]["mean"]
+            blamed[series["service"]] = blamed.get(series["service"], 0.0) + rate
+    # checkout fails too (its order step calls cart), far less often than every cart page
+    assert max(blamed, key=lambda s: blamed[s]) == "cartservice"
+    answer, error = call(env, "requests", {"service": "nosuch"})
+    assert error and "unknown" in json.loads(answer)["error"]

@@ -17,6 +17,7 @@ import pytest
 
 from r2act.cluster.sim import SimulatedCluster
 from r2act.schema import KubeEvent, LogLine, TimeWindow
+from r2act.systems import ONLINE_BOUTIQUE
 
 from .conftest import NO_GLITCHES, Run, config_fault, incident, memory_stress
 
@@ -174,34 +175,62 @@ def _locust_fails(lines: list[LogLine], name: str) -> int:
     return int(rows[-1][94:106].strip().split("(")[0]) if rows else 0
 
 
-def test_http_error_misses_locusts_kept_alive_connections_but_not_the_prober(
+def _frontend_statuses(lines: list[LogLine]) -> Counter[tuple[str, int]]:
+    return Counter(
+        (json.loads(line.line)["http.req.path"], json.loads(line.line)["http.resp.status"])
+        for line in lines
+        if line.service == "frontend" and "request complete" in line.line
+    )
+
+
+def test_http_error_reaches_users_who_open_a_connection_per_request(
     run_of: Callable[..., Run],
 ) -> None:
-    """HTTPChaos replaces the code in its proxy after the app answered, and only on
-    connections opened after the injection: Locust's users keep their keep-alive
-    connections, so the frontend logs its own 200s and Locust counts no new failure, while
-    the health prober (a fresh connection per request) sees the replaced code."""
+    """The shipped load generator sends ``Connection: close``: each user request is a new
+    connection, so the HTTPChaos proxy meets it and Locust counts the replaced code as a
+    failure of the route, while the frontend still logs the 200 it answered before the
+    proxy replaced it (no error line anywhere: the signal is the users' failures)."""
     run = run_of("frontend", "http_error")
     _assert_clean_pre(run)
     during = run.lines(run.during)
-    statuses = Counter(
-        (json.loads(line.line)["http.req.path"], json.loads(line.line)["http.resp.status"])
-        for line in during
-        if line.service == "frontend" and "request complete" in line.line
-    )
+    statuses = _frontend_statuses(during)
     assert statuses[("/", 200)] > 0 and not any(code >= 500 for _, code in statuses)
+    gained = _locust_fails(during, "/") - _locust_fails(run.lines(run.pre), "/")
+    assert gained > 0
+    assert _locust_fails(during, "/cart") == _locust_fails(run.lines(run.pre), "/cart")
+    health = run.cluster.health()
+    assert not health.healthy and "GET /" in health.detail
+
+
+def test_http_error_misses_stock_locusts_kept_alive_connections_but_not_the_prober(
+    tmp_path: Path,
+) -> None:
+    """With stock Locust (``FastHttpUser`` keeps each user's connection from spawn on) the
+    rule meets no user request: only the prober's fresh connections see the code."""
+    stock = ONLINE_BOUTIQUE.model_copy(update={"load_connection_reuse": True})
+    cluster = SimulatedCluster(tmp_path / "stock", glitches=NO_GLITCHES, topology=stock)
+    run = Run(cluster, incident("frontend", "http_error", "severe"), None)
+    _assert_clean_pre(run)
+    during = run.lines(run.during)
+    assert not any(code >= 500 for _, code in _frontend_statuses(during))
     assert _locust_fails(during, "/") == _locust_fails(run.lines(run.pre), "/")
     health = run.cluster.health()
     assert not health.healthy and "GET /" in health.detail
 
 
-def test_http_abort_fails_the_prober_while_old_connections_keep_the_backends_busy(
+def test_http_abort_stops_the_routes_requests_before_the_frontend(
     run_of: Callable[..., Run],
 ) -> None:
+    """An abort closes the new connection in the proxy: Locust counts the route's requests
+    as failures and the frontend never sees them (no line for the route at all), while the
+    other routes and the backends they reach carry on."""
     run = run_of("frontend", "http_abort")
     _assert_clean_pre(run)
-    during = run.lines(run.during)
-    pre_rate = len([x for x in run.lines(run.pre) if x.service == "cartservice"]) / 300
+    pre, during = run.lines(run.pre), run.lines(run.during)
+    assert _frontend_statuses(pre)[("/", 200)] > 0
+    assert not [path for path, _ in _frontend_statuses(during) if path == "/"]
+    assert _locust_fails(during, "/") > _locust_fails(pre, "/")
+    pre_rate = len([x for x in pre if x.service == "cartservice"]) / 300
     during_rate = len([x for x in during if x.service == "cartservice"]) / 120
     assert during_rate > 0.8 * pre_rate
     assert not run.cluster.health().healthy

@@ -5,10 +5,17 @@ Online Boutique's gRPC clients dial one ClusterIP name with no balancer configur
 and Node clients likewise open one channel): kube-proxy picks one ready endpoint when the
 HTTP/2 connection is opened and every later call of that client goes to that pod. A
 connection is re-opened only when it breaks: the pod is deleted or its container restarts
-(or the client's own container restarts). Locust's FastHttpUser keeps one keep-alive
-connection per user to the frontend in the same way. Hence replicas added later receive
-no traffic from existing clients (scale-out does not relieve a stressed pod), while a
+(or the client's own container restarts). Hence replicas added later receive no traffic
+from existing gRPC clients (scale-out does not relieve a stressed backend pod), while a
 restart of the stressed service moves every client to the fresh pods.
+
+The load generator is the exception when the topology says it does not reuse connections
+(``Topology.load_connection_reuse``; the deployment ``deploy/`` installs sends
+``Connection: close``, so Go's net/http server closes each connection after its reply):
+every user request is a new connection, and kube-proxy spreads new connections over the
+ready pods, so user traffic is even over the ready entry-point pods at every instant and
+every connection is opened after any rule applied before the request. Locust's stock
+``FastHttpUser`` keeps one connection per user alive instead, pinned like a gRPC client.
 
 A client whose pinned pod is not ready at the instant (its container is down) is counted
 as spread over the ready pods: its calls fail over once the broken connection is redialled.
@@ -35,6 +42,10 @@ class Pinning:
         for line in timelines.values():
             by_app[line.pod.app].append(line)
         self.by_app = dict(by_app)
+
+    def _fresh(self, caller: str) -> bool:
+        """Whether ``caller`` opens a new connection for every request."""
+        return caller == self.topology.load_generator and not self.topology.load_connection_reuse
 
     def _connections(self, caller: str) -> int:
         return self.users if caller == self.topology.load_generator else 1
@@ -73,6 +84,9 @@ class Pinning:
             clients = [c for c in self.by_app.get(caller, []) if c.pod.exists(t)]
             if not clients:
                 continue
+            if self._fresh(caller):
+                out[caller] = {name: 1.0 / len(ready) for name in ready}
+                continue
             conns = self._connections(caller)
             weight = 1.0 / (len(clients) * conns)
             dist: dict[str, float] = defaultdict(float)
@@ -94,6 +108,8 @@ class Pinning:
         generator = self.topology.load_generator
         if generator is None:
             return found
+        if self._fresh(generator):
+            return dict.fromkeys(ready, t)
         for client in self.by_app.get(generator, []):
             if not client.pod.exists(t):
                 continue

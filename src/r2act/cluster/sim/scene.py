@@ -6,8 +6,10 @@ the simulator reports — log lines, metrics, health — is read off scenes, so 
 and the health probe always agree with each other.
 
 Connections are pinned (``pinning``): each gRPC client holds one HTTP/2 connection to one
-pod of a callee and each Locust user one keep-alive connection to one frontend pod, so a
-pod's load is the share of connections it holds, not ``1 / replicas``.
+pod of a callee, so a pod's load is the share of connections it holds, not
+``1 / replicas``; user requests are pinned the same way only when the load generator
+reuses its connections (stock Locust), and spread over the ready frontend pods when it
+opens one per request (the shipped deployment).
 
 CPU stress is a queueing effect: a stressed pod keeps ``1/rho1`` of the capacity its
 nominal traffic needs (rho1 grows with the stressor's cores), and its per-call latency is
@@ -264,7 +266,7 @@ def build_scene(
                 continue
             name = line.pod.name
             probe_share = 1.0 / len(front.ready) if name in front.ready else 0.0
-            # Locust's keep-alive connections opened before the rule bypass the proxy.
+            # Connections opened before the rule bypass the proxy (kept-alive Locust users).
             user_share = user_pins.get(name, 0.0) if opened.get(name, -math.inf) >= applied else 0.0
             if code is None:
                 probe_abort += probe_share
