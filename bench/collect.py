@@ -14,7 +14,12 @@ shared machine is decided on ratios of one run: the virtual wall-clock of N lane
 CPU time of two lanes at most 1.25x one lane's (lane processes included), so that on two
 idle cores two lanes take about CPU / 2, i.e. <= 0.6x one lane's wall time.
 
+Collection stops a full cell (``collector.rounds``): it prints the spares taken and skipped,
+the CPU time spent judging incidents with the gate's per-incident verdict, and the share of
+incidents the gate rejected. ``--all-spares`` collects every spare, as before the rule.
+
     .venv/bin/python bench/collect.py [--limit N] [--profile] [--keep DIR] [--lanes 1 2 4 8]
+                                      [--all-spares]
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import resource
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -60,6 +66,9 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help="print the top cProfile entries")
     parser.add_argument("--keep", type=Path, help="collect into this directory and keep it")
     parser.add_argument("--lanes", type=int, nargs="+", help="lane counts to compare (1 2 4 8)")
+    parser.add_argument(
+        "--all-spares", action="store_true", help="collect every spare, even of full cells"
+    )
     args = parser.parse_args()
     if args.lanes:
         return _lanes(args.campaign, args.lanes, args.limit, args.keep)
@@ -68,6 +77,8 @@ def main() -> int:
     plan = plan_collection(args.campaign)
     if args.limit:
         plan = plan_collection(args.campaign, [i.incident.id for i in plan.items[: args.limit]])
+    if args.all_spares:
+        plan = replace(plan, stop_full_cells=False, judge=False)
     with tempfile.TemporaryDirectory(prefix="r2act-bench-") as tmp:
         run_dir = args.keep or Path(tmp) / "run"
         profiler = cProfile.Profile() if args.profile else None
@@ -95,11 +106,22 @@ def main() -> int:
     print(f"main-thread CPU     {main_cpu:.1f} s (the rest is the gzip thread)")
     print(f"generation CPU      {summary.generation_cpu_s:.1f} s")
     print(f"outside generation  {1 - summary.generation_cpu_s / cpu:.1%} of CPU time")
+    if summary.spares is not None:
+        spares = summary.spares
+        print(
+            f"spares              {spares.taken} of {spares.planned} collected, "
+            f"{spares.not_needed} skipped (cell full), {len(spares.short)} cells short"
+        )
+    judged = [r for r in summary.results if r.clean is not None]
+    if judged:
+        rejected = sum(not r.clean for r in judged)
+        print(f"judging CPU         {summary.judge_cpu_s:.1f} s ({summary.judge_cpu_s / cpu:.1%})")
+        print(f"gate rejected       {rejected} of {len(judged)} ({rejected / len(judged):.1%})")
     print(f"load average        {load_before:.1f} before the run on {os.cpu_count()} cores")
     print(f"peak RSS            {peak_gib:.2f} GiB (budget {BUDGET_RSS_GIB} GiB)")
     if profiler:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
-    scale = len(plan_collection(args.campaign).items) / max(n, 1)
+    scale = len(plan_collection(args.campaign).items) / max(n, 1) if args.limit else 1.0
     ok = wall * scale <= BUDGET_S and peak_gib <= BUDGET_RSS_GIB
     print("within budget" if ok else "OVER BUDGET")
     return 0 if ok else 1
@@ -145,7 +167,8 @@ def _lanes(campaign: Path, counts: list[int], limit: int, keep: Path | None) -> 
             cpu = _cpu_s() - cpu0 + _children_cpu_s() - kids0
             digest = _digest(run)
             reference = reference if reference is not None else digest
-            per_lane = -(-done.summary.completed // count)  # the busiest lane's share
+            # the busiest lane's share, round after round (a round waits for the previous one)
+            per_lane = sum(-(-len(ids) // count) for ids in done.rounds)
             rows.append(
                 (
                     count,

@@ -10,15 +10,26 @@ first poll, the system healthy at the first probe after removal) and the longest
 lifecycle allows (every timeout spent). Lanes run one incident each at a time and take the
 next planned incident when they free up, so the campaign's duration is the makespan of
 that list schedule; with equal incidents it is ``ceil(incidents / lanes)`` incidents long.
+
+Spares are collected only while their cell lacks clean incidents (``collector.rounds``), so
+the estimate counts every quota repetition plus the spares expected at a gate rejection
+rate ``p``: a cell of quota ``q`` loses about ``q * p`` incidents, and each replacement
+costs ``1 / (1 - p)`` spares on average (a negative binomial), so it takes about
+``min(spares, q * p / (1 - p))`` spares (the total is rounded, not each cell). The rate is
+an assumption, not a measurement of the cluster at hand (``REJECTION_RATE``); ``estimate``
+takes another.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from r2act.campaigns.manifest import Manifest
+from r2act.campaigns.quotas import CellKey, cell_of, is_spare
 from r2act.schema import PlannedIncident
 
 CONFIRM_TIMEOUT_S = 30.0
@@ -28,6 +39,10 @@ REMOVE_MIN_S = 1.0
 """A finalizer that clears at once still costs one status round trip."""
 REMOVE_TIMEOUT_S = 60.0
 """Longest wait for a removed object's finalizer (the collector's default)."""
+REJECTION_RATE = 0.05
+"""Share of incidents the quality gate is assumed to reject (failed injection, no visible
+effect, slow recovery, metric gaps). The simulator's default glitch rates give a few
+percent on the paper campaign (``bench/collect.py`` prints the share it measured)."""
 READ_S_PER_PHASE = 2.0
 """Reading one phase's logs, events and metrics from the API and Prometheus, then writing
 them. An assumption for an Online Boutique namespace (about 14k log lines per phase),
@@ -61,14 +76,21 @@ class CampaignEstimate:
     """The expected wall-clock of a campaign on ``lanes`` lanes."""
 
     incidents: int
+    """Quota repetitions plus the spares expected to be collected."""
     lanes: int
-    windows_s: float
+    spares_expected: int = 0
+    """Spares among ``incidents`` (expected at ``rejection``)."""
+    spares_planned: int = 0
+    """Spares the plan holds: the most that could be collected."""
+    rejection: float = REJECTION_RATE
+    """The gate rejection rate the expected spares assume."""
+    windows_s: float = 0.0
     """Sum of every incident's windows (the single-lane floor)."""
-    low_s: float
+    low_s: float = 0.0
     """Makespan when every incident takes its shortest path."""
-    high_s: float
+    high_s: float = 0.0
     """Makespan when every wait runs to its timeout."""
-    overhead_low: float
+    overhead_low: float = 0.0
     """Time outside the windows on the shortest path, as a share of the windows."""
 
     @property
@@ -114,20 +136,54 @@ def makespan(durations: Sequence[float], lanes: int) -> float:
     return max(free)
 
 
+def collected(incidents: Sequence[PlannedIncident], rejection: float) -> list[PlannedIncident]:
+    """The incidents expected to be collected: quota repetitions in plan order, then the
+    expected number of spares (each cell's lowest repetitions, as the top-up rounds take).
+
+    A cell's expectation ``q * p / (1 - p)`` is fractional; the campaign's total is rounded
+    and shared by the largest remainders, so many small cells do not each round up."""
+    if not 0.0 <= rejection < 1.0:
+        raise ValueError("rejection must be in [0, 1)")
+    quota = Counter(cell_of(i) for i in incidents if i.quota is not None and not is_spare(i))
+    planned = Counter(cell_of(i) for i in incidents if is_spare(i))
+    share = {
+        cell: min(float(count), quota[cell] * rejection / (1.0 - rejection))
+        for cell, count in sorted(planned.items())
+    }
+    want = {cell: math.floor(value) for cell, value in share.items()}
+    left = round(sum(share.values())) - sum(want.values())
+    for cell in sorted(share, key=lambda c: want[c] - share[c])[: max(0, left)]:
+        want[cell] += 1
+    taken: Counter[CellKey] = Counter()
+    spares: list[PlannedIncident] = []
+    for incident in sorted((i for i in incidents if is_spare(i)), key=lambda i: i.repetition):
+        cell = cell_of(incident)
+        if taken[cell] < want.get(cell, 0):
+            taken[cell] += 1
+            spares.append(incident)
+    return [i for i in incidents if not is_spare(i)] + spares
+
+
 def estimate(
     manifest: Manifest,
     incidents: Sequence[PlannedIncident],
     lanes: int,
     *,
     read_s_per_phase: float = READ_S_PER_PHASE,
+    rejection: float = REJECTION_RATE,
 ) -> CampaignEstimate:
-    """The campaign's real-cluster wall-clock on ``lanes`` lanes, as a range."""
-    times = [incident_time(i, manifest, read_s_per_phase=read_s_per_phase) for i in incidents]
+    """The campaign's real-cluster wall-clock on ``lanes`` lanes, as a range, for its quota
+    repetitions plus the spares expected at gate rejection rate ``rejection``."""
+    chosen = collected(incidents, rejection)
+    times = [incident_time(i, manifest, read_s_per_phase=read_s_per_phase) for i in chosen]
     windows = sum(t.windows_s for t in times)
     outside = sum(t.low_s for t in times)
     return CampaignEstimate(
         incidents=len(times),
         lanes=lanes,
+        spares_expected=sum(is_spare(i) for i in chosen),
+        spares_planned=sum(is_spare(i) for i in incidents),
+        rejection=rejection,
         windows_s=windows,
         low_s=makespan([t.total_low_s for t in times], lanes),
         high_s=makespan([t.total_high_s for t in times], lanes),

@@ -1,21 +1,25 @@
 """Cell quotas and spares: how a campaign ends with exactly its planned main population.
 
 The planner gives every cell (service, fault type, intensity) its quota plus ``spares``
-repetitions. Two pure rules use them:
+repetitions. Pure rules use them:
 
 - ``admit``: the audit keeps, per cell, the first ``quota`` incidents that pass the gate
   (in repetition order); later clean ones are surplus spares, kept out of the main set.
-- ``needed``: the collector asks, before each incident, whether its cell still needs it; a
-  spare is collected only while fewer than ``quota`` incidents of its cell came out clean,
-  so a cell stops as soon as it is full and spares cost nothing when nothing failed.
+- ``next_round``: the collector collects in rounds. Round 0 is every quota repetition; each
+  later round takes, for each cell still short of clean incidents, exactly as many of its
+  spares as it lacks, lowest repetition first. A round never takes more spares than its
+  cell lacks, so a cell never ends above its target, and the spares a cell takes are the
+  shortest run of its spares (in repetition order) that holds enough clean ones. That set
+  depends only on the plan and on each incident's outcome: not on round boundaries, on how
+  many lanes share a round, or on where an interrupted run resumed.
 
-Neither touches files or a cluster: the caller says what it has seen.
+None of them touches files or a cluster: the caller says what it has seen.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from r2act.schema import FaultType, Intensity, PlannedIncident
@@ -39,15 +43,96 @@ def quotas(plan: Iterable[PlannedIncident]) -> dict[CellKey, int]:
     return {cell_of(i): i.quota for i in plan if i.quota is not None}
 
 
-def needed(incident: PlannedIncident, clean: Mapping[CellKey, int]) -> bool:
-    """Whether to collect ``incident`` given how many of each cell came out ``clean`` so far.
+def targets(selection: Iterable[PlannedIncident]) -> Counter[CellKey]:
+    """Clean incidents each cell of ``selection`` must end with: its quota repetitions there.
 
-    Quota repetitions are always collected (the plan promised them); a spare only while its
-    cell is short."""
-    if not is_spare(incident):
-        return True
-    assert incident.quota is not None
-    return clean.get(cell_of(incident), 0) < incident.quota
+    For a whole campaign that is the cell's quota; for a shard (``campaigns.shard``), the
+    shard's share of it, which its own spares fill."""
+    return Counter(cell_of(i) for i in selection if i.quota is not None and not is_spare(i))
+
+
+def next_round(
+    selection: Sequence[PlannedIncident],
+    taken: Collection[str],
+    clean: Callable[[str], bool],
+) -> list[PlannedIncident]:
+    """The incidents to collect next, in plan order; empty when collection is over.
+
+    ``taken`` holds the ids already collected or tried in this run (a failed one is not
+    retried before the next run); ``clean(id)`` says whether a taken incident would pass the
+    quality gate, and is asked only about taken incidents of cells that still have spares.
+    Quota repetitions come first; then each cell short of ``targets`` gets as many untaken
+    spares as it lacks."""
+    first = [i for i in selection if not is_spare(i) and i.id not in taken]
+    if first:
+        return first
+    chosen: set[str] = set()
+    for cell, spares in _untaken_spares(selection, taken).items():
+        chosen.update(i.id for i in spares[: max(0, lacking(selection, taken, clean, cell))])
+    return [i for i in selection if i.id in chosen]
+
+
+def lacking(
+    selection: Sequence[PlannedIncident],
+    taken: Collection[str],
+    clean: Callable[[str], bool],
+    cell: CellKey,
+) -> int:
+    """Clean incidents ``cell`` still lacks (zero or less: it is full)."""
+    have = sum(
+        clean(i.id)
+        for i in selection
+        if i.id in taken and i.quota is not None and cell_of(i) == cell
+    )
+    return targets(i for i in selection if cell_of(i) == cell)[cell] - have
+
+
+def _untaken_spares(
+    selection: Sequence[PlannedIncident], taken: Collection[str]
+) -> dict[CellKey, list[PlannedIncident]]:
+    spares: defaultdict[CellKey, list[PlannedIncident]] = defaultdict(list)
+    for incident in selection:
+        if is_spare(incident) and incident.id not in taken:
+            spares[cell_of(incident)].append(incident)
+    for cell_spares in spares.values():
+        cell_spares.sort(key=lambda i: i.repetition)
+    return dict(spares)
+
+
+@dataclass(frozen=True)
+class SpareCount:
+    """What the stopping rule did with a selection's spares, for the collect summary."""
+
+    planned: int
+    """Spares the selection plans."""
+    taken: int
+    """Spares collected or tried."""
+    not_needed: int
+    """Untaken spares of cells that are full: never to be collected."""
+    short: dict[CellKey, tuple[int, int]]
+    """Cells that plan spares, still short with none left: cell -> (clean, target).
+    Cells without spares are left to the audit's shortfall report."""
+
+
+def count_spares(
+    selection: Sequence[PlannedIncident], taken: Collection[str], clean: Callable[[str], bool]
+) -> SpareCount:
+    """Spares planned, taken and skipped, and the cells whose spares ran out."""
+    spares = [i for i in selection if is_spare(i)]
+    untaken = _untaken_spares(selection, taken)
+    want = targets(selection)
+    full = {cell for cell in untaken if lacking(selection, taken, clean, cell) <= 0}
+    short: dict[CellKey, tuple[int, int]] = {}
+    if not [i for i in selection if not is_spare(i) and i.id not in taken]:
+        for cell in sorted({cell_of(i) for i in spares} - untaken.keys()):
+            if (need := lacking(selection, taken, clean, cell)) > 0:
+                short[cell] = (want[cell] - need, want[cell])
+    return SpareCount(
+        planned=len(spares),
+        taken=sum(i.id in taken for i in spares),
+        not_needed=sum(len(untaken[cell]) for cell in full),
+        short=short,
+    )
 
 
 @dataclass(frozen=True)

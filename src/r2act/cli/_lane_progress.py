@@ -4,7 +4,8 @@ Times are on the cluster's clock, summed per lane from the incidents it finished
 seconds on Kubernetes, the simulated cluster's virtual seconds on the simulator (what a real
 lane would have needed). Remaining time assumes the incidents still queued are shared evenly
 by the lanes and take as long as this lane's finished ones (the campaign's mean before a
-lane has finished any).
+lane has finished any). The total counts the current round: spares join it when a top-up
+round starts, never before a cell is known to need them.
 """
 
 from __future__ import annotations
@@ -78,6 +79,17 @@ class LanesProgress:
             self._elapsed[lane], self._finished[lane] = 0.0, 0
         if pending:
             self._progress.start()
+
+    def round_started(self, incidents: int) -> None:
+        """A top-up round: the total bar and the remaining times grow by its spares."""
+        self._pending += incidents
+        total = next(t.total for t in self._progress.tasks if t.id == self._total) or 0
+        self._progress.update(self._total, total=total + incidents)
+        self._progress.console.print(
+            f"[yellow]top-up round: {incidents} spare{'s' if incidents != 1 else ''} "
+            "for cells still short of clean incidents[/]",
+            highlight=False,
+        )
 
     def incident_started(self, lane: str, incident_id: str) -> None:
         """Show the lane's incident."""

@@ -53,10 +53,21 @@ class RichObserver:
             self._progress.stop()
 
     def campaign_started(self, pending: int, skipped: int) -> None:
-        """Size the bar to the incidents still to collect; no bar when there are none."""
+        """Size the bar to the first round (spares join only when a cell needs them); no bar
+        when there is nothing to collect."""
         self._progress.update(self._task, total=pending)
         if pending:
             self._progress.start()
+
+    def round_started(self, incidents: int) -> None:
+        """Grow the bar by the spares a top-up round collects for cells still short."""
+        total = next(t.total for t in self._progress.tasks if t.id == self._task) or 0
+        self._progress.update(self._task, total=total + incidents)
+        self._progress.console.print(
+            f"[yellow]top-up round: {incidents} spare{'s' if incidents != 1 else ''} "
+            "for cells still short of clean incidents[/]",
+            highlight=False,
+        )
 
     def incident_started(self, incident_id: str) -> None:
         """Show the incident being collected."""

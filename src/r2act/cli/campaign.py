@@ -146,7 +146,9 @@ def _print_estimate(
         out.print(
             f"expected wall-clock on {count} lane{'s' if count > 1 else ''}: "
             f"{format_duration(guess.low_s)} to {format_duration(guess.high_s)} "
-            f"({guess.per_lane} incidents on the busiest lane)",
+            f"({guess.incidents} incidents: quota + {guess.spares_expected} of "
+            f"{guess.spares_planned} spares, expected at {guess.rejection:.0%} gate "
+            f"rejections; {guess.per_lane} on the busiest lane)",
             highlight=False,
         )
 

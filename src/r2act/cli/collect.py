@@ -36,7 +36,14 @@ _SHARD = typer.Option(
     None,
     "--shard",
     metavar="I/N",
-    help="Collect only shard I of N (a fixed share of every cell); merge with `r2act merge`.",
+    help="Collect only shard I of N (a fixed share of every cell, spares included; the shard "
+    "stops a cell when its own share is clean); merge with `r2act merge`.",
+)
+_ALL_SPARES = typer.Option(
+    False,
+    "--all-spares",
+    help="Collect every planned spare, even for cells already full (as runs before "
+    "stopping full cells did).",
 )
 
 
@@ -50,11 +57,16 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
     dry_run: bool = _DRY_RUN,
     quiet: bool = _QUIET,
     shard: str | None = _SHARD,
+    all_spares: bool = _ALL_SPARES,
 ) -> None:
-    """Inject every planned incident and record its pre, during and post telemetry.
+    """Inject the planned incidents and record their pre, during and post telemetry.
 
-    Resumable: rerunning skips complete incidents and retries the others. Exit code 0 when
-    every incident is complete, 1 when some failed (each failure is in its journal),
+    Every quota repetition first; then, round by round, a cell that has fewer clean
+    incidents than its quota (judged by the quality gate's per-incident checks) takes as
+    many of its spares as it lacks, and a full cell takes none. With --shard, each shard
+    does this for its own share of every cell. Resumable: rerunning skips complete
+    incidents, retries the others and continues the rounds. Exit code 0 when every incident
+    it collected is complete, 1 when some failed (each failure is in its journal),
     2 on bad input, 128+N when stopped by signal N.
 
     Examples: [bold]r2act collect campaigns/smoke.yaml[/]
@@ -68,6 +80,10 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
     from r2act.collector.merge import claim_shard, refuse_shard_record
 
     plan = plan_collection(campaign, only)
+    if all_spares:
+        from dataclasses import replace
+
+        plan = replace(plan, stop_full_cells=False, judge=False)
     record = None
     if shard is not None:
         from r2act.campaigns.shard import parse_shard
@@ -277,21 +293,32 @@ def _collect_lanes(
 def _print_dry_run(plan: CollectionPlan, run_dir: Path) -> None:
     import yaml
 
+    from r2act.campaigns.quotas import is_spare
     from r2act.collector import layout, resume
 
     found = resume.scan(layout.raw_dir(run_dir))
+    stop = plan.stop_full_cells
     console.print(f"[bold]{plan.manifest.name}[/]: {len(plan.items)} incidents", highlight=False)
     for item in plan.items:
         meta = item.chaos["metadata"]
+        spare = stop and is_spare(item.incident)
         done = item.incident.id in found.complete
+        state = (
+            "complete, skipped"
+            if done
+            else "spare, only if its cell is short"
+            if spare
+            else "to collect"
+        )
         console.print(
-            f"  {item.incident.id}\n    {item.chaos['kind']}/{meta['name']}"
-            f"  [dim]{'complete, skipped' if done else 'to collect'}[/]",
+            f"  {item.incident.id}\n    {item.chaos['kind']}/{meta['name']}  [dim]{state}[/]",
             highlight=False,
         )
-    pending = sum(i.incident.id not in found.complete for i in plan.items)
+    todo = [i for i in plan.items if i.incident.id not in found.complete]
+    spares = sum(stop and is_spare(i.incident) for i in todo)
+    extra = f" (+ up to {spares} spares, only while their cell is short)" if spares else ""
     console.print(
-        f"dry run: would collect {pending} incidents into {run_dir} "
+        f"dry run: would collect {len(todo) - spares} incidents{extra} into {run_dir} "
         f"on target {plan.manifest.target.kind}; nothing was touched",
         highlight=False,
     )
@@ -305,10 +332,13 @@ def _print_summary(summary: CampaignSummary, rerun: str = "rerun the same comman
 
     where = summary.run_dir
     if not summary.results and summary.interrupted_by is None:
+        left = summary.planned - summary.skipped
         console.print(
-            f"nothing to do: all {summary.planned} incidents in {where} are complete",
+            f"nothing to do: all {summary.skipped} incidents to collect in {where} are "
+            "complete" + (f" ({left} spares not needed: their cells are full)" if left else ""),
             highlight=False,
         )
+        _print_spares(summary)
         return
     table = Table(box=box.SIMPLE, title=f"collect {summary.campaign} -> {where}")
     for column in ("planned", "completed", "failed", "skipped (complete)", "remaining"):
@@ -321,6 +351,7 @@ def _print_summary(summary: CampaignSummary, rerun: str = "rerun the same comman
         str(summary.remaining),
     )
     console.print(table)
+    _print_spares(summary)
     failed = [r for r in summary.results if r.status == "failed"]
     for result in failed[:20]:
         console.print(f"[red]failed[/] {result.incident_id}: {result.error}", highlight=False)
@@ -337,6 +368,32 @@ def _print_summary(summary: CampaignSummary, rerun: str = "rerun the same comman
             f"[yellow]interrupted[/]: {summary.remaining} incidents remain; {rerun} to resume",
             highlight=False,
         )
+
+
+def _print_spares(summary: CampaignSummary) -> None:
+    """What the stopping rule did: spares taken, spares a full cell never needed, and the
+    cells whose spares ran out (the audit's report lists them too)."""
+    spares = summary.spares
+    if spares is None or not spares.planned:
+        return
+    console.print(
+        f"spares: {spares.taken} of {spares.planned} collected or tried, {spares.not_needed} "
+        f"skipped because their cell was full (judging incidents took "
+        f"{summary.judge_cpu_s:.1f} CPU s)",
+        highlight=False,
+    )
+    if spares.short:
+        lacking = sum(want - have for have, want in spares.short.values())
+        console.print(
+            f"[yellow]{len(spares.short)} cells ran out of spares[/], {lacking} clean "
+            "incidents short (the audit lists them under 'Cells below quota'):",
+            highlight=False,
+        )
+        for (service, fault, intensity), (have, want) in list(spares.short.items())[:20]:
+            console.print(
+                f"  {service} {fault.value} {intensity.value}: {have} of {want} clean",
+                highlight=False,
+            )
 
 
 __all__ = ["cleanup", "collect"]

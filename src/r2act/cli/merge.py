@@ -22,8 +22,8 @@ def merge(runs: list[Path] = _RUNS, out: Path = _OUT) -> None:
 
     Refuses, before writing anything, runs of different campaigns, a shard given twice and
     an incident complete in two runs. Incomplete incidents are left out and listed. Exit
-    code 0 when every shard's incidents are all there, 1 when some are missing, 2 on bad
-    input.
+    code 0 when every shard's quota incidents are all there (spares are collected only for
+    cells short of clean incidents), 1 when some are missing, 2 on bad input.
 
     Example: [bold]r2act merge runs/shard-1 runs/shard-2 runs/shard-3 --out runs/all[/]
     """
@@ -45,6 +45,12 @@ def merge(runs: list[Path] = _RUNS, out: Path = _OUT) -> None:
     if summary.missing_shards:
         console.print(
             f"[yellow]missing shards[/]: {', '.join(summary.missing_shards)}", highlight=False
+        )
+    if summary.spares_absent:
+        console.print(
+            f"{summary.spares_absent} spares are in no run: their cells were full, or their "
+            "shard is unfinished (`r2act audit` lists any cell below its quota)",
+            highlight=False,
         )
     if summary.missing:
         console.print(

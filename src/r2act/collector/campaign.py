@@ -1,4 +1,7 @@
-"""A whole campaign: plan, validate the target, resume, run every incident, summarise.
+"""A whole campaign: plan, validate the target, resume, run the incidents, summarise.
+
+Incidents are collected in rounds (``collector.rounds``): every quota repetition first,
+then only the spares that cells still short of clean incidents need.
 
 Order matters for safety: the plan and the resume scan only read; the target is validated
 (``connect`` runs the adapter's safety check) and the run directory checked for
@@ -10,7 +13,7 @@ stops it after the fault is removed, and the summary says what remains.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ from r2act.campaigns import (
     plan_incidents,
     render_chaos,
 )
+from r2act.campaigns.quotas import SpareCount, is_spare
 from r2act.cluster.base import Cluster
 from r2act.collector import layout, resume
 from r2act.collector import ledger as ledger_module
@@ -38,6 +42,7 @@ from r2act.collector.context import (
 from r2act.collector.guard import CleanupGuard, Interrupted
 from r2act.collector.lifecycle import Collector, IncidentRun, leftovers_message
 from r2act.collector.retrying import call_with_retry
+from r2act.collector.rounds import VERDICTS, Rounds, VerdictCache, judged
 from r2act.errors import DataError, SafetyError
 from r2act.schema import PlannedIncident
 from r2act.systems import SYSTEMS
@@ -63,6 +68,11 @@ class CollectionPlan:
     items: list[PlannedChaos]
     lane: Mapping[str, Any] | None = None
     """The lane collecting it (``collector.lanes``), recorded in every ``incident.json``."""
+    stop_full_cells: bool = True
+    """Collect a spare only while its cell is short (``collector.rounds``); False collects
+    every item (``--only``, ``--all-spares``)."""
+    judge: bool = False
+    """Judge each incident as it completes (the plan has spares whose need depends on it)."""
 
 
 @dataclass
@@ -72,8 +82,15 @@ class CampaignSummary:
     campaign: str
     run_dir: Path
     planned: int
+    """Incidents selected, spares included."""
     skipped: int = 0
     """Already complete before this run."""
+    remaining: int = 0
+    """Incidents a rerun would collect first: failed ones, spares still needed."""
+    spares: SpareCount | None = None
+    """What the stopping rule did with the spares (None: the selection plans none)."""
+    judge_cpu_s: float = 0.0
+    """CPU seconds spent judging incidents (``quality_gate.verdict``)."""
     results: list[IncidentResult] = field(default_factory=list)
     moved_aside: list[Path] = field(default_factory=list)
     interrupted_by: int | None = None
@@ -93,11 +110,6 @@ class CampaignSummary:
         return sum(r.status == "failed" for r in self.results)
 
     @property
-    def remaining(self) -> int:
-        """Planned incidents still without a complete directory."""
-        return self.planned - self.skipped - self.completed
-
-    @property
     def log_records(self) -> int:
         """Log records written by this run."""
         return sum(r.log_records for r in self.results)
@@ -112,11 +124,18 @@ class CampaignSummary:
         """CPU seconds spent inside cluster reads."""
         return sum(r.generation_cpu_s for r in self.results)
 
+    def finish(self, rounds: Rounds) -> None:
+        """Fill in what the rounds say is left, and what happened to the spares."""
+        self.remaining = rounds.remaining()
+        self.spares = rounds.spares() if rounds.stop and rounds.has_spares else None
+        self.judge_cpu_s = rounds.judge_cpu_s + sum(r.judge_cpu_s for r in self.results)
+
 
 def plan_collection(manifest_path: Path, only: Sequence[str] = ()) -> CollectionPlan:
     """Load, plan and render; ``only`` restricts to the given ids (unknown ids are an error)."""
     manifest = load_manifest(manifest_path)
     incidents = plan_incidents(manifest)
+    judge = any(is_spare(i) for i in incidents) and not only
     if only:
         known = {i.id for i in incidents}
         if unknown := [i for i in only if i not in known]:
@@ -128,7 +147,14 @@ def plan_collection(manifest_path: Path, only: Sequence[str] = ()) -> Collection
         incidents = [i for i in incidents if i.id in wanted]
     topology = SYSTEMS[manifest.system]
     items = [PlannedChaos(i, render_chaos(i, manifest.namespace, topology)) for i in incidents]
-    return CollectionPlan(manifest_path, manifest, manifest_sha256(manifest_path), items)
+    return CollectionPlan(
+        manifest_path,
+        manifest,
+        manifest_sha256(manifest_path),
+        items,
+        stop_full_cells=not only,  # ids asked for by name are collected whatever their cell
+        judge=judge,
+    )
 
 
 def default_run_dir(manifest: Manifest) -> Path:
@@ -191,38 +217,52 @@ def collect(
     if not resume_run:
         resume.refuse_unless_forced(run_dir, found, force)
     done = set() if not resume_run else found.complete & set(ids)
-    pending = [item for item in plan.items if item.incident.id not in done]
+    rounds = plan_rounds(plan, raw, done)
+    first = rounds.next()
     summary = CampaignSummary(plan.manifest.name, run_dir, len(ids), skipped=len(done))
-    observer.campaign_started(len(pending), len(done))
-    if not pending:
-        return summary
-    ledger_module.check_out_dir(run_dir)
-    resume.check_writable(run_dir)
-    cleanup = cleanup_command(plan.manifest_path, run_dir, plan.manifest)
-    with ledger_module.run_lock(run_dir, "collect"):
-        ledger_module.refuse_if_pending(run_dir, cleanup)
-        run_id = ledger_module.run_id(run_dir, "collect")
-        _collect_locked(
-            plan,
-            run_dir,
-            pending=pending,
-            found=found,
-            summary=summary,
-            run_id=run_id,
-            resume_run=resume_run,
-            settings=settings,
-            observer=observer,
-            cluster_factory=cluster_factory,
-        )
+    observer.campaign_started(len(first), len(done))
+    if first:
+        ledger_module.check_out_dir(run_dir)
+        resume.check_writable(run_dir)
+        cleanup = cleanup_command(plan.manifest_path, run_dir, plan.manifest)
+        with ledger_module.run_lock(run_dir, "collect"):
+            ledger_module.refuse_if_pending(run_dir, cleanup)
+            run_id = ledger_module.run_id(run_dir, "collect")
+            _collect_locked(
+                plan,
+                run_dir,
+                rounds=rounds,
+                first=first,
+                found=found,
+                summary=summary,
+                run_id=run_id,
+                resume_run=resume_run,
+                settings=settings,
+                observer=observer,
+                cluster_factory=cluster_factory,
+            )
+    summary.finish(rounds)
     summary.wall_s = time.perf_counter() - wall
     return summary
+
+
+def plan_rounds(plan: CollectionPlan, raw: Path, done: Collection[str]) -> Rounds:
+    """The rounds of ``plan`` given the incidents already complete in ``raw``; the verdicts
+    they reach are kept beside the run's ledger (``RUN/.r2act``) for a resume."""
+    run_dir = raw.parent
+    cache = (
+        VerdictCache(ledger_module.state_dir(run_dir) / VERDICTS) if plan.stop_full_cells else None
+    )
+    selection = [item.incident for item in plan.items]
+    return Rounds(selection, raw, done, stop=plan.stop_full_cells, cache=cache)
 
 
 def _collect_locked(
     plan: CollectionPlan,
     run_dir: Path,
     *,
-    pending: list[PlannedChaos],
+    rounds: Rounds,
+    first: list[str],
     found: resume.RunScan,
     summary: CampaignSummary,
     run_id: str,
@@ -239,27 +279,36 @@ def _collect_locked(
     ledger = ledger_module.Ledger(
         run_dir, "collect", describe_target(plan.manifest.target, cluster, run_dir), run_id
     )
+    items = {item.incident.id: item for item in plan.items}
     try:
         with CleanupGuard(
             remove, observer.message, on_arm=ledger.fault, on_disarm=ledger.fault_removed
         ) as guard:
             _refuse_leftovers(cluster, settings, provenance)
-            redo = [i.incident.id for i in pending]
-            summary.moved_aside += resume.move_aside(raw, found.partial & set(redo))
+            # any selected incident may be (re)done by a later round: none may be in the way
+            summary.moved_aside += resume.move_aside(raw, found.partial & items.keys())
             if not resume_run:
                 summary.moved_aside += resume.move_aside(
-                    raw, found.complete & set(redo), layout.SUPERSEDED_DIR
+                    raw, found.complete & items.keys(), layout.SUPERSEDED_DIR
                 )
             for path in summary.moved_aside:
                 observer.message(f"moved unfinished {path.name} aside to {path.parent}")
             collector = Collector(cluster, settings, provenance, guard, observer, run_id)
-            for item in pending:
-                observer.incident_started(item.incident.id)
-                directory = raw / item.incident.id
-                result = IncidentRun(collector, item.incident, item.chaos, directory).run()
-                summary.results.append(result)
-                observer.incident_finished(result)
-                guard.raise_if_interrupted()
+            batch = first
+            while batch:
+                for incident_id in batch:
+                    item = items[incident_id]
+                    observer.incident_started(incident_id)
+                    directory = raw / incident_id
+                    result = IncidentRun(collector, item.incident, item.chaos, directory).run()
+                    if plan.judge:
+                        result = judged(result, directory)
+                    rounds.record(result)
+                    summary.results.append(result)
+                    observer.incident_finished(result)
+                    guard.raise_if_interrupted()
+                if batch := rounds.next():
+                    observer.round_started(len(batch))
     except Interrupted as signal_error:
         summary.interrupted_by = signal_error.signum
     finally:

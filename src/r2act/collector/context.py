@@ -77,6 +77,12 @@ class IncidentResult:
     """Real seconds spent inside cluster reads (telemetry generation on the sim)."""
     generation_cpu_s: float = 0.0
     """CPU seconds of the collecting thread spent inside cluster reads."""
+    clean: bool | None = None
+    """The quality gate's per-incident verdict: would pass the audit (None: not judged)."""
+    reasons: tuple[str, ...] = ()
+    """The gate's problem codes when judged, e.g. ``("INJECTION_FAILED",)``."""
+    judge_cpu_s: float = 0.0
+    """CPU seconds spent judging it (``quality_gate.verdict``)."""
 
 
 class CollectionObserver(Protocol):
@@ -84,6 +90,9 @@ class CollectionObserver(Protocol):
 
     def campaign_started(self, pending: int, skipped: int) -> None:
         """Collection of ``pending`` incidents begins; ``skipped`` are already complete."""
+
+    def round_started(self, incidents: int) -> None:
+        """A top-up round of ``incidents`` spares for cells still short begins."""
 
     def incident_started(self, incident_id: str) -> None:
         """An incident begins."""
@@ -105,6 +114,9 @@ class NullObserver:
     """Ignores everything."""
 
     def campaign_started(self, pending: int, skipped: int) -> None:
+        """Ignored."""
+
+    def round_started(self, incidents: int) -> None:
         """Ignored."""
 
     def incident_started(self, incident_id: str) -> None:

@@ -59,6 +59,9 @@ class _QueueObserver:
     def campaign_started(self, pending: int, skipped: int) -> None:
         """Not forwarded: the parent knows the whole campaign."""
 
+    def round_started(self, incidents: int) -> None:
+        """Not forwarded: the parent chooses the rounds."""
+
     def incident_started(self, incident_id: str) -> None:
         """Forward."""
         self._events.put(("started", self._lane, incident_id))
@@ -87,7 +90,7 @@ class LaneJob:
     lane: str
     run_dir: Path
     pending: tuple[str, ...]
-    """Incident ids still to collect, in plan order; shared by every lane."""
+    """Incident ids of this round still to collect, in plan order; shared by every lane."""
     positions: dict[str, int]
     """Incident id -> position in the whole plan (fixes its simulated start time)."""
     parent: int
@@ -138,7 +141,7 @@ def collect_one(
     start = _prepare(job, directory, incident_id)
     wall = time.perf_counter()
     summary = collect(
-        replace(job.plan, items=[item]),
+        replace(job.plan, items=[item], stop_full_cells=False),  # the parent chose it
         directory,
         settings=job.settings,
         observer=_QueueObserver(events, job.lane),

@@ -6,7 +6,10 @@ process takes the next pending incident (a shared counter over one fixed list, s
 incident is taken twice) and collects it with the ordinary ``collect`` into its own lane
 directory ``RUN/lanes/<lane>/`` — same lifecycle, journal, retries, cleanup guard, lock and
 leftover checks as a single-lane run — then renames the complete incident directory into
-``RUN/raw/``. The raw store therefore looks the same whatever the number of lanes; an
+``RUN/raw/``. Rounds (``collector.rounds``) run one after the other: every lane finishes its
+incidents of a round before the next round (the spares short cells need) is chosen from
+the verdicts the lanes sent back, so the incidents collected do not depend on how many lanes
+there are. The raw store therefore looks the same whatever the number of lanes; an
 incident records its lane in its target fingerprint (``sim:<name>-lane-2:...`` or the lane's
 context and namespace).
 
@@ -47,6 +50,7 @@ from r2act.collector.campaign import (
     PlannedChaos,
     cleanup_command,
     open_target,
+    plan_rounds,
 )
 from r2act.collector.context import CollectSettings, IncidentResult
 from r2act.collector.lane_worker import (
@@ -111,6 +115,9 @@ class LanesObserver(Protocol):
     def campaign_started(self, pending: int, skipped: int, lanes: Sequence[str]) -> None:
         """Collection of ``pending`` incidents on ``lanes`` begins."""
 
+    def round_started(self, incidents: int) -> None:
+        """A top-up round of ``incidents`` spares for cells still short begins."""
+
     def incident_started(self, lane: str, incident_id: str) -> None:
         """A lane took an incident."""
 
@@ -128,6 +135,9 @@ class NullLanesObserver:
     """Ignores everything."""
 
     def campaign_started(self, pending: int, skipped: int, lanes: Sequence[str]) -> None:
+        """Ignored."""
+
+    def round_started(self, incidents: int) -> None:
         """Ignored."""
 
     def incident_started(self, lane: str, incident_id: str) -> None:
@@ -195,6 +205,8 @@ class LanesSummary:
     """Incident id -> cluster seconds it took."""
     order: list[str] = field(default_factory=list)
     """Incident ids in plan order."""
+    rounds: list[tuple[str, ...]] = field(default_factory=list)
+    """Incident ids of each round this run collected, in plan order."""
     virtual: bool = False
     """Cluster seconds are the simulator's, not real ones."""
     cleanup: str = "r2act cleanup"
@@ -208,10 +220,14 @@ class LanesSummary:
         which incident depends on how fast each process generates telemetry, not on the
         virtual durations; a real run's lanes free up after the real durations, so the
         wall-clock a real run would take is the list schedule of the virtual spans in plan
-        order over the lanes (``campaigns.estimate.makespan``)."""
+        order over the lanes (``campaigns.estimate.makespan``), round after round (a round
+        starts when the previous one ended on every lane)."""
         if self.virtual:
-            spans = [self.spans[i] for i in self.order if i in self.spans]
-            return makespan(spans, max(len(self.lanes), 1))
+            lanes = max(len(self.lanes), 1)
+            rounds = self.rounds or [tuple(self.order)]
+            return sum(
+                makespan([self.spans[i] for i in ids if i in self.spans], lanes) for ids in rounds
+            )
         return max((s.cluster_s for s in self.lanes.values()), default=0.0)
 
 
@@ -264,7 +280,8 @@ def _collect_lanes_locked(
     if not resume_run:
         resume.refuse_unless_forced(run_dir, found, force)
     done = set() if not resume_run else found.complete & set(ids)
-    pending = tuple(i for i in ids if i not in done)
+    rounds = plan_rounds(plan, raw, done)
+    pending = tuple(rounds.next())
     summary = CampaignSummary(plan.manifest.name, run_dir, len(ids), skipped=len(done))
     out = LanesSummary(
         summary,
@@ -273,25 +290,36 @@ def _collect_lanes_locked(
         virtual=isinstance(plan.manifest.target, SimTarget),
         cleanup=cleanup,
     )
-    active = lanes[: len(pending)]
+    # later rounds may need more lanes than the first (a resume retrying one failed incident)
+    active = lanes[: len(set(ids) - done)] if pending else []
     observer.campaign_started(len(pending), len(done), [lane.name for lane in active])
-    if not pending:
-        return out
-    resume.check_writable(run_dir)
-    plans = _checked_plans(plan, active, run_dir, cluster_factory)
-    if not resume_run:
-        summary.moved_aside += resume.move_aside(
-            raw, found.complete & set(pending), layout.SUPERSEDED_DIR
-        )
-    positions = {i.id: n for n, i in enumerate(plan_incidents(plan.manifest))}
-    if inline:
-        jobs = [
-            LaneJob(p, name, run_dir, pending, positions, os.getpid(), settings)
-            for name, p in plans.items()
-        ]
-        _run_inline(jobs, cluster_factory, observer, out)
-    else:
-        _run_lanes(plans, run_dir, pending, positions, observer, out)
+    if pending:
+        resume.check_writable(run_dir)
+        plans = _checked_plans(plan, active, run_dir, cluster_factory)
+        if not resume_run:
+            summary.moved_aside += resume.move_aside(
+                raw, found.complete & set(ids), layout.SUPERSEDED_DIR
+            )
+        positions = {i.id: n for n, i in enumerate(plan_incidents(plan.manifest))}
+        while pending:
+            before = len(summary.results)
+            out.rounds.append(pending)
+            some = dict(list(plans.items())[: len(pending)])  # a small round needs few lanes
+            if inline:
+                jobs = [
+                    LaneJob(p, name, run_dir, pending, positions, os.getpid(), settings)
+                    for name, p in some.items()
+                ]
+                _run_inline(jobs, cluster_factory, observer, out)
+            else:
+                _run_lanes(some, run_dir, pending, positions, observer, out)
+            for result in summary.results[before:]:
+                rounds.record(result)
+            if summary.interrupted_by is not None:
+                break
+            if pending := tuple(rounds.next()):
+                observer.round_started(len(pending))
+    summary.finish(rounds)
     summary.wall_s = time.perf_counter() - wall
     return out
 

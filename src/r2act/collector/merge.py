@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from r2act.campaigns import plan_incidents
+from r2act.campaigns.quotas import is_spare
 from r2act.campaigns.shard import Shard, plan_sha256, select
 from r2act.collector import layout, ledger, resume, store
 from r2act.collector.campaign import CollectionPlan
@@ -49,6 +50,10 @@ class ShardRecord(BaseModel):
     plan_sha256: str = Field(description="Digest of the whole plan (campaigns.shard.plan_sha256).")
     manifest_sha256: str = Field(description="SHA-256 of the manifest file this shard used.")
     incidents: list[str] = Field(description="Incident ids of this shard, in plan order.")
+    spares: list[str] = Field(
+        default_factory=list,
+        description="Those of them that are spares: collected only while their cell is short.",
+    )
 
     @property
     def index(self) -> int:
@@ -139,7 +144,10 @@ class MergeSummary:
     skipped_partial: dict[str, list[str]] = field(default_factory=dict)
     """Run -> incidents left out because they were not complete there."""
     missing: list[str] = field(default_factory=list)
-    """Incidents the shard records plan that no run holds complete."""
+    """Quota incidents the shard records plan that no run holds complete."""
+    spares_absent: int = 0
+    """Spares of the shard records no run holds: not needed (their cell was full) or
+    still to collect; the audit's shortfall report says whether a cell lacks any."""
     missing_shards: list[str] = field(default_factory=list)
     """``I/N`` of shards none of the runs is."""
 
@@ -286,7 +294,9 @@ def _account_for_shards(sources: Sequence[SourceRun], summary: MergeSummary) -> 
     present = {r.index for r in records}
     summary.missing_shards = [str(Shard(i, count)) for i in range(1, count + 1) if i not in present]
     held = set().union(*(s.complete for s in sources))
-    summary.missing = [i for r in records for i in r.incidents if i not in held]
+    spares = {i for r in records for i in r.spares}
+    summary.missing = [i for r in records for i in r.incidents if i not in held | spares]
+    summary.spares_absent = len(spares - held)
 
 
 def _merge_record(sources: Sequence[SourceRun], summary: MergeSummary) -> dict[str, Any]:
@@ -303,6 +313,7 @@ def _merge_record(sources: Sequence[SourceRun], summary: MergeSummary) -> dict[s
         "incidents": summary.incidents,
         "missing_shards": summary.missing_shards,
         "missing_incidents": summary.missing,
+        "spares_absent": summary.spares_absent,
     }
 
 
@@ -310,11 +321,15 @@ def shard_collection(plan: CollectionPlan, shard: Shard) -> tuple[CollectionPlan
     """Restrict ``plan`` to ``shard`` and describe the shard for ``RUN/shard.json``.
 
     The record lists the shard's incidents of the *whole* campaign, so an ``--only``
-    restriction collects part of the shard without changing what the shard owes."""
+    restriction collects part of the shard without changing what the shard owes. Its spares
+    are listed apart: the shard collects one only while its share of the cell is short
+    (``collector.rounds``), so a spare absent from every run is not missing."""
     manifest = plan.manifest
     every = plan_incidents(manifest)
-    owed = [i.id for i in select(every, shard)]
+    mine = select(every, shard)
+    owed = [i.id for i in mine]
     record = ShardRecord(
+        spares=[i.id for i in mine if is_spare(i)],
         campaign=manifest.name,
         shard=str(shard),
         plan_sha256=plan_sha256(manifest, every),

@@ -23,6 +23,7 @@ from r2act.quality_gate.problems import Group, Problem, Severity, Verdict, group
 from r2act.quality_gate.provenance import is_provenance_event, leak_terms
 from r2act.quality_gate.records import MECHANISM, build_record, planned_record, record_for
 from r2act.quality_gate.runs import resolve_run_dir
+from r2act.quality_gate.verdict import is_clean, judge
 
 __all__ = [
     "AUDIT_DIR",
@@ -44,7 +45,9 @@ __all__ = [
     "effect_signals",
     "gather",
     "group_for",
+    "is_clean",
     "is_provenance_event",
+    "judge",
     "leak_terms",
     "planned_record",
     "read_verdicts",

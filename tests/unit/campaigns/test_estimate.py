@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from r2act.campaigns import load_manifest, plan_incidents
 from r2act.campaigns.estimate import (
     CONFIRM_TIMEOUT_S,
     READ_S_PER_PHASE,
+    REJECTION_RATE,
     REMOVE_MIN_S,
     REMOVE_TIMEOUT_S,
     estimate,
@@ -17,6 +19,7 @@ from r2act.campaigns.estimate import (
     incident_time,
     makespan,
 )
+from r2act.campaigns.quotas import cell_of, is_spare
 
 REPO = Path(__file__).resolve().parents[3]
 PAPER = REPO / "campaigns" / "r2act-302.yaml"
@@ -52,14 +55,35 @@ def test_paper_campaign_on_four_lanes_takes_a_quarter_rounded_up_to_whole_incide
     manifest = load_manifest(PAPER)
     incidents = plan_incidents(manifest)
     one, four = estimate(manifest, incidents, 1), estimate(manifest, incidents, 4)
-    assert one.incidents == four.incidents == 463  # 302 quota + 161 spares, all collected
-    assert four.per_lane == 116
-    assert four.low_s / one.low_s == pytest.approx(116 / 463)
-    assert four.high_s / one.high_s == pytest.approx(116 / 463)
-    assert one.windows_s == 463 * 540
+    assert one.incidents == four.incidents
+    assert four.per_lane == -(-one.incidents // 4)
+    assert four.low_s / one.low_s == pytest.approx(four.per_lane / one.incidents)
+    assert four.high_s / one.high_s == pytest.approx(four.per_lane / one.incidents)
+    assert one.windows_s == one.incidents * 540
     assert one.low_s > one.windows_s
     # what r2act adds beyond the windows on the shortest path stays under the 5% target
     assert one.overhead_low < 0.05
+
+
+def test_the_estimate_counts_quota_incidents_and_only_the_spares_expected() -> None:
+    manifest = load_manifest(PAPER)
+    incidents = plan_incidents(manifest)
+    quota = [i for i in incidents if not is_spare(i)]
+    spares = len(incidents) - len(quota)
+    assert estimate(manifest, incidents, 1, rejection=0.0).incidents == len(quota)
+    guess = estimate(manifest, incidents, 1)
+    assert guess.rejection == REJECTION_RATE and guess.spares_planned == spares
+    # a cell of quota q takes about q p / (1 - p) spares, at most those it plans
+    cells = Counter(cell_of(i) for i in quota)
+    planned = Counter(cell_of(i) for i in incidents if is_spare(i))
+    p = REJECTION_RATE
+    want = round(sum(min(planned[c], q * p / (1 - p)) for c, q in cells.items()))
+    assert guess.spares_expected == want and 0 < want < spares
+    assert guess.incidents == len(quota) + want
+    # however many the gate rejects, no more than the planned spares are counted
+    assert estimate(manifest, incidents, 1, rejection=0.9).incidents == len(incidents)
+    with pytest.raises(ValueError, match=r"\[0, 1\)"):
+        estimate(manifest, incidents, 1, rejection=1.0)
 
 
 def test_durations_read_the_way_a_run_is_planned() -> None:

@@ -27,3 +27,15 @@ def test_each_lane_shows_its_elapsed_and_remaining_time() -> None:
     text = console.export_text()
     assert "failed lane-2 b: ClusterError: boom" in text
     assert "lane-2: moved unfinished b aside" in text
+
+
+def test_a_top_up_round_adds_its_spares_to_the_total_and_the_remaining_time() -> None:
+    console = Console(record=True, width=120, color_system=None)
+    with LanesProgress(console) as progress:
+        progress.campaign_started(2, 0, ["lane-1", "lane-2"])
+        progress.incident_finished("lane-1", IncidentResult("a", "completed"), 600.0)
+        progress.incident_finished("lane-2", IncidentResult("b", "completed"), 600.0)
+        assert progress.clock_text("lane-1") == "elapsed 10m 00s, about 0m 00s left"
+        progress.round_started(4)  # 4 spares on 2 lanes: 2 more incidents each
+        assert progress.clock_text("lane-1") == "elapsed 10m 00s, about 20m 00s left"
+    assert "top-up round: 4 spares" in console.export_text()

@@ -9,7 +9,7 @@ from collector_helpers import ALL_FAULTS, write_campaign
 from typer.testing import CliRunner
 
 from r2act.campaigns import load_manifest, plan_incidents
-from r2act.campaigns.estimate import estimate, incident_time
+from r2act.campaigns.estimate import estimate, format_duration, incident_time
 from r2act.cli import _register_commands, app
 from r2act.collector import collect, layout, plan_collection
 
@@ -42,8 +42,16 @@ def test_campaign_plan_prints_the_estimate_per_lane_count() -> None:
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "540 s of phase windows" in text
-    assert "expected wall-clock on 1 lane: 2d 23h 38m to 4d 05h 43m" in text
-    assert "expected wall-clock on 4 lanes: 17h 56m to 1d 01h 29m (116 incidents" in text
+    manifest = load_manifest(paper)
+    for lanes in (1, 4):
+        guess = estimate(manifest, plan_incidents(manifest), lanes)
+        low, high = format_duration(guess.low_s), format_duration(guess.high_s)
+        assert f"on {lanes} lane{'s' if lanes > 1 else ''}: {low} to {high}" in text
+        assert (
+            f"({guess.incidents} incidents: quota + {guess.spares_expected} of "
+            f"{guess.spares_planned} spares, expected at 5% gate rejections; "
+            f"{guess.per_lane} on the busiest lane)"
+        ) in text
     bad = runner.invoke(app, ["campaign", "plan", str(paper), "--lanes", "0"])
     assert bad.exit_code == 2
 

@@ -34,3 +34,15 @@ def test_no_bar_is_drawn_when_nothing_is_pending() -> None:
     with RichObserver(console) as observer:
         observer.campaign_started(pending=0, skipped=4)
     assert out.getvalue() == ""
+
+
+def test_a_top_up_round_grows_the_bar_by_its_spares_and_says_so() -> None:
+    console, out = _console()
+    with RichObserver(console) as observer:
+        observer.campaign_started(pending=2, skipped=0)
+        observer.incident_finished(IncidentResult("a_r01", "completed"))
+        observer.incident_finished(IncidentResult("a_r02", "completed", clean=False))
+        observer.round_started(1)
+    text = out.getvalue()
+    assert "top-up round: 1 spare for cells still short of clean incidents" in text
+    assert "2/3" in text.rsplit("\r", 1)[-1]
