@@ -387,6 +387,44 @@ def test_rollback_sends_kubectls_template_json_patch_and_undo_reverts_it(
     assert restored["spec"]["template"] == deployment("cartservice")["spec"]["template"]  # type: ignore[index]
 
 
+def test_a_plans_preimage_is_read_only_and_undoing_it_restores_the_target(
+    harness: Harness,
+) -> None:
+    """What replay writes down before sending a plan: reads only; undoing it after the plan
+    ran puts replicas, the memory limit and the template back as they were."""
+    harness.put("apps/v1/replicasets", replicaset(1, "registry/cartservice:v0.10.5"))
+    harness.put("apps/v1/replicasets", replicaset(2, "registry/cartservice:v0.10.6"))
+    cluster = harness.cluster()
+    plans = [
+        plan(operation="scale_out", target="cartservice", replicas=3),
+        plan(operation="increase_memory_limit", target="cartservice", memory_limit="256Mi"),
+        plan(operation="rollback_deployment", target="cartservice"),
+    ]
+    befores = [cluster.preimage(p) for p in plans]
+    assert harness.writes() == []
+    assert [[(c.kind, c.deployment) for c in b.changes] for b in befores] == [
+        [("replicas", "cartservice")],
+        [("memory_limit", "cartservice")],
+        [("template", "cartservice")],
+    ]
+    assert befores[0].changes[0].before == 1
+    assert befores[1].changes[0].before == {"container": "server", "memory": "128Mi"}
+    original = harness.get("apps/v1/deployments", "cartservice")
+    for sent, before in zip(plans, befores, strict=True):
+        cluster.apply_plan(sent)
+        cluster.undo(before)
+    restored = harness.get("apps/v1/deployments", "cartservice")
+    assert restored["spec"]["template"] == original["spec"]["template"]  # type: ignore[index]
+    assert _patches(harness)[1] == (
+        f"{DEPLOY}/cartservice/scale",
+        "application/strategic-merge-patch+json",
+        {"spec": {"replicas": 1}},
+    )
+    for nothing in ("restart_service", "no_action"):
+        target = {} if nothing == "no_action" else {"target": "cartservice"}
+        assert cluster.preimage(plan(operation=nothing, **target)).changes == []
+
+
 def test_rollback_without_an_earlier_revision_changes_nothing(harness: Harness) -> None:
     effect = harness.cluster().apply_plan(plan(operation="rollback_deployment", target="frontend"))
     assert effect.changes == [] and harness.writes() == []

@@ -144,8 +144,17 @@ class Cluster(Protocol):
         """Execute a typed recovery plan; returns what changed so that it can be undone."""
         ...
 
+    def preimage(self, plan: RecoveryPlan) -> PlanEffect:
+        """What ``apply_plan(plan)`` may change, each with its value now, changing nothing.
+
+        Read before a plan is sent and written down first, so that undoing it restores the
+        target whether the plan then ran or not (a stop between sending a plan and hearing
+        its answer leaves no change nobody knows how to revert)."""
+        ...
+
     def undo(self, effect: PlanEffect) -> None:
-        """Revert the side effects recorded in ``effect`` (replicas, resources, template)."""
+        """Revert the side effects recorded in ``effect`` (replicas, resources, template);
+        a value already at its ``before`` is left alone."""
         ...
 
 

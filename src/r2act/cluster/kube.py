@@ -886,6 +886,32 @@ class KubeCluster:
             f"unknown plan operation {plan.operation!r}"
         )  # pragma: no cover
 
+    def preimage(self, plan: RecoveryPlan) -> PlanEffect:
+        """The target's replicas, memory limit or template as they are now (reads only)."""
+        target = getattr(plan, "target", None)
+        if target is None:
+            return PlanEffect(operation=plan.operation, changes=[])
+        if isinstance(plan, ScaleOut):
+            replicas = int((self._api.scale(target).get("spec") or {}).get("replicas") or 0)
+            change = Change(kind="replicas", deployment=target, before=replicas)
+        elif isinstance(plan, IncreaseMemoryLimit):
+            deployment = self._api.deployment(target)
+            container = self._main_container(deployment)
+            containers = deployment["spec"]["template"]["spec"]["containers"]
+            current = next(c for c in containers if c.get("name") == container)
+            memory = ((current.get("resources") or {}).get("limits") or {}).get("memory")
+            before = {"container": container, "memory": memory}
+            change = Change(kind="memory_limit", deployment=target, before=before)
+        elif isinstance(plan, (RollbackDeployment, RepairDependency)):
+            deployment = self._api.deployment(target)
+            template = (deployment.get("spec") or {}).get("template") or {}
+            annotations = (deployment.get("metadata") or {}).get("annotations") or {}
+            before = {"template": template, "annotations": annotations}
+            change = Change(kind="template", deployment=target, before=before)
+        else:
+            return PlanEffect(operation=plan.operation, changes=[])
+        return PlanEffect(operation=plan.operation, changes=[change])
+
     def undo(self, effect: PlanEffect) -> None:
         """Put back replicas, memory limits and templates, newest change first.
 

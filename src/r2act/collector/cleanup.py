@@ -139,11 +139,23 @@ def revert(
             ledger.undone(incident)
             report.undone.append(f"{effect.operation} of {incident}")
         for incident, plan in pending.intents.items():
-            report.warnings.append(
-                f"a plan for {incident} ({plan.get('operation', '?')} "
-                f"{plan.get('target', '')}) may have been applied when the command stopped; "
-                "compare that deployment with the release manifest"
-            )
+            what = f"{plan.get('operation', '?')} {plan.get('target', '')}".strip()
+            before = pending.preimages.get(incident)
+            if before is None:  # a ledger written before plans carried their preimage
+                report.warnings.append(
+                    f"a plan for {incident} ({what}) may have been applied when the command "
+                    "stopped; compare that deployment with the release manifest"
+                )
+            else:
+                try:
+                    cluster.undo(before)
+                except ClusterError as error:
+                    report.failed.append(f"restoring {incident}'s plan target failed: {error}")
+                    continue
+                report.undone.append(
+                    f"{what} of {incident} (sent when the command stopped; its target is back "
+                    "as it was before)"
+                )
             ledger.undone(incident)
         for ref in list(pending.faults.values()):
             if _remove_one(remove, ref, report):

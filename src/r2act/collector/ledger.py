@@ -159,6 +159,8 @@ class Pending:
     effects: dict[str, PlanEffect] = field(default_factory=dict)
     intents: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Plans sent without a recorded effect (a stop between send and answer)."""
+    preimages: dict[str, PlanEffect] = field(default_factory=dict)
+    """For such a plan, its target as it was before the plan was sent (to restore)."""
 
     @property
     def empty(self) -> bool:
@@ -206,18 +208,24 @@ def _apply(found: Pending, entry: Mapping[str, Any]) -> None:
         else:
             found.faults.pop(key, None)
     elif op == "plan":
-        found.intents[str(entry["incident"])] = dict(entry.get("plan") or {})
+        incident = str(entry["incident"])
+        found.intents[incident] = dict(entry.get("plan") or {})
+        if entry.get("before") is not None:
+            found.preimages[incident] = PlanEffect.model_validate(entry["before"])
     elif op == "effect":
         incident = str(entry["incident"])
         found.effects[incident] = PlanEffect.model_validate(entry["effect"])
         found.intents.pop(incident, None)
+        found.preimages.pop(incident, None)
     elif op == "undone":
         found.effects.pop(str(entry["incident"]), None)
         found.intents.pop(str(entry["incident"]), None)
+        found.preimages.pop(str(entry["incident"]), None)
     elif op == "clean":
         found.faults.clear()
         found.effects.clear()
         found.intents.clear()
+        found.preimages.clear()
 
 
 def refuse_if_pending(out: Path, cleanup_command: str) -> None:
@@ -261,9 +269,15 @@ class Ledger:
         """A fault is gone (or was never created by this run)."""
         self.write({"op": "fault_removed", "ref": ref.model_dump(mode="json")})
 
-    def plan(self, incident: str, plan: Mapping[str, Any]) -> None:
-        """A plan is about to be applied."""
-        self.write({"op": "plan", "incident": incident, "plan": dict(plan)})
+    def plan(
+        self, incident: str, plan: Mapping[str, Any], before: PlanEffect | None = None
+    ) -> None:
+        """A plan is about to be applied; ``before`` (``Cluster.preimage``) is what undoing
+        it needs should the answer never be recorded."""
+        entry: dict[str, Any] = {"op": "plan", "incident": incident, "plan": dict(plan)}
+        if before is not None:
+            entry["before"] = before.model_dump(mode="json")
+        self.write(entry)
 
     def effect(self, incident: str, effect: PlanEffect) -> None:
         """What the plan changed (what cleanup must undo)."""

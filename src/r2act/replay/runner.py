@@ -234,7 +234,7 @@ def _restore(
             if ledger is not None:
                 ledger.undone(incident)
     elif ledger is not None:
-        ledger.undone(incident)  # a plan sent whose answer never came: nothing recorded
+        ledger.undone(incident)  # no plan was sent
     if guard is not None and not guard.is_armed(ref):
         return errors  # never created by this run (name conflict): nothing to remove
     try:
@@ -318,8 +318,12 @@ def replay_one(
                 f"{settings.confirm_timeout_s:g} s); the plan was not applied"
             )
         elif confirmed:
+            # What undoing needs is read and written down before the plan goes out: if its
+            # answer never comes (an error, a kill), the target can still be put back.
+            before = cluster.preimage(plan)
             if ledger is not None:
-                ledger.plan(incident, plan.model_dump(mode="json"))
+                ledger.plan(incident, plan.model_dump(mode="json"), before)
+            effect = before  # until apply_plan answers, undo restores what was read
             effect = calls.run(
                 "apply_plan",
                 lambda: cluster.apply_plan(plan),

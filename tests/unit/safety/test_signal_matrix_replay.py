@@ -112,6 +112,37 @@ def test_replay_stopped_with_a_side_effect_live_is_reverted_and_resumes_identica
     assert _outcomes(out) == uninterrupted
 
 
+def test_a_kill_between_sending_a_plan_and_recording_its_effect_is_still_reverted(
+    tmp_path: Path, uninterrupted: dict[str, dict[str, object]]
+) -> None:
+    """SIGKILL right after the scale-out was applied, before its effect reached the ledger:
+    the ledger holds the replicas read before the plan went out, so cleanup restores them
+    (instead of only warning that a plan may have been applied)."""
+    inputs = _inputs(tmp_path)
+    out = tmp_path / "out"
+    code, _ = _replay("apply_plan:1", "SIGKILL", inputs, out)
+    assert code == -signal.SIGKILL
+    replicas, live = _sim_state(out)
+    assert replicas["cartservice"] == 3 and live
+    left = ledger.pending(out)
+    assert not left.effects and set(left.intents) == set(left.preimages)
+    (before,) = left.preimages.values()
+    assert [(c.kind, c.deployment, c.before) for c in before.changes] == [
+        ("replicas", "cartservice", 1)
+    ]
+    cleaned = CliRunner().invoke(app, ["cleanup", "--out", str(out)])
+    assert cleaned.exit_code == 0, cleaned.output
+    text = " ".join(cleaned.output.split())
+    assert "scale_out cartservice of" in text and "back as it was before" in text, text
+    assert "may have been applied" not in text
+    replicas, live = _sim_state(out)
+    assert replicas["cartservice"] == 1 and live == []
+    assert ledger.pending(out).empty
+    code, err = _replay("never", "SIGINT", inputs, out)
+    assert code == 0, err
+    assert _outcomes(out) == uninterrupted
+
+
 def test_cleanup_of_an_out_without_a_run_creates_nothing(tmp_path: Path) -> None:
     campaign = tiny_campaign(tmp_path)
     typo = tmp_path / "typo"

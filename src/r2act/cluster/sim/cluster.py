@@ -34,7 +34,7 @@ from r2act.cluster.sim.glitches import Glitches
 from r2act.cluster.sim.lifecycle import create, creation_events, delete, incident_of
 from r2act.cluster.sim.logs import LogSource, piece_mid
 from r2act.cluster.sim.metrics import MetricSource
-from r2act.cluster.sim.plans import apply, undo
+from r2act.cluster.sim.plans import apply, preimage, undo
 from r2act.cluster.sim.scene import Scene, build_scene
 from r2act.cluster.sim.state import (
     ChaosRec,
@@ -378,6 +378,11 @@ class SimulatedCluster:
             return True
         save_checkpoint(path, Checkpoint(key=key, state=self._state))
         return False
+
+    def preimage(self, plan: RecoveryPlan) -> PlanEffect:
+        """What the plan may change, as it is now (a read: nothing changes; not counted as
+        an API call, so the glitch schedule of a run does not move)."""
+        return PlanEffect(operation=plan.operation, changes=preimage(self._state, plan))
 
     def undo(self, effect: PlanEffect) -> None:
         """Revert replicas and templates a plan changed."""

@@ -301,17 +301,39 @@ def _scope_matches(topology: Topology, plan: RollbackConfig, method: str | None,
     )
 
 
+def preimage(state: SimState, plan: RecoveryPlan) -> list[Change]:
+    """What ``apply`` may change for ``plan``, with today's values as ``before``."""
+    target = getattr(plan, "target", None)
+    if target is None or target not in state.deployments:
+        return []
+    dep = state.deployments[target]
+    if isinstance(plan, ScaleOut):
+        return [Change(kind="replicas", deployment=target, before=dep.replicas)]
+    if isinstance(plan, IncreaseMemoryLimit):
+        before = format_mebibytes(dep.template.memory_limit)
+        return [Change(kind="memory_limit", deployment=target, before=before)]
+    if isinstance(plan, (RollbackDeployment, RepairDependency)):
+        return [Change(kind="template", deployment=target, before=_template_json(dep.template))]
+    return []
+
+
 def undo(state: SimState, topology: Topology, changes: list[Change], now: float) -> None:
-    """Revert replicas and templates (restarts and removed faults cannot be taken back)."""
+    """Revert replicas and templates (restarts and removed faults cannot be taken back);
+    a deployment already as ``before`` says is left alone (no rollout)."""
     for change in reversed(changes):
         app = change.deployment
         if app is None or app not in state.deployments:
             continue
+        current = state.deployments[app]
         if change.kind == "replicas" and isinstance(change.before, int):
-            scale(state, topology, app, change.before, now)
+            if current.replicas != change.before:
+                scale(state, topology, app, change.before, now)
         elif change.kind == "memory_limit" and isinstance(change.before, str):
-            set_memory(state, topology, app, memory_bytes(change.before), now)
+            if format_mebibytes(current.template.memory_limit) != change.before:
+                set_memory(state, topology, app, memory_bytes(change.before), now)
         elif change.kind == "template" and isinstance(change.before, dict):
+            if _template_json(current.template) == change.before:
+                continue
             dep = state.deployments[app]
             limit = change.before.get("memory_limit")
             request = change.before.get("memory_request")
