@@ -25,6 +25,7 @@ from rich.progress import (
 )
 
 from r2act.campaigns.estimate import format_duration
+from r2act.cli._progress import grow_for_round
 
 if TYPE_CHECKING:
     from r2act.collector import IncidentResult
@@ -83,13 +84,7 @@ class LanesProgress:
     def round_started(self, incidents: int) -> None:
         """A top-up round: the total bar and the remaining times grow by its spares."""
         self._pending += incidents
-        total = next(t.total for t in self._progress.tasks if t.id == self._total) or 0
-        self._progress.update(self._total, total=total + incidents)
-        self._progress.console.print(
-            f"[yellow]top-up round: {incidents} spare{'s' if incidents != 1 else ''} "
-            "for cells still short of clean incidents[/]",
-            highlight=False,
-        )
+        grow_for_round(self._progress, self._total, incidents)
 
     def incident_started(self, lane: str, incident_id: str) -> None:
         """Show the lane's incident."""

@@ -11,6 +11,7 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     SpinnerColumn,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -61,13 +62,7 @@ class RichObserver:
 
     def round_started(self, incidents: int) -> None:
         """Grow the bar by the spares a top-up round collects for cells still short."""
-        total = next(t.total for t in self._progress.tasks if t.id == self._task) or 0
-        self._progress.update(self._task, total=total + incidents)
-        self._progress.console.print(
-            f"[yellow]top-up round: {incidents} spare{'s' if incidents != 1 else ''} "
-            "for cells still short of clean incidents[/]",
-            highlight=False,
-        )
+        grow_for_round(self._progress, self._task, incidents)
 
     def incident_started(self, incident_id: str) -> None:
         """Show the incident being collected."""
@@ -93,3 +88,14 @@ class RichObserver:
     def message(self, text: str) -> None:
         """Print a note above the bar."""
         self._progress.console.print(f"[yellow]{text}[/]", highlight=False)
+
+
+def grow_for_round(progress: Progress, task: TaskID, incidents: int) -> None:
+    """A top-up round: ``task``'s total grows by its spares, and the user hears why."""
+    total = next(t.total for t in progress.tasks if t.id == task) or 0
+    progress.update(task, total=total + incidents)
+    progress.console.print(
+        f"[yellow]top-up round: {incidents} spare{'s' if incidents != 1 else ''} "
+        "for cells still short of clean incidents[/]",
+        highlight=False,
+    )

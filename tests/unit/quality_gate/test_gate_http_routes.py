@@ -6,15 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-from typer.testing import CliRunner
+from gate_simruns import QUIET, collect_and_audit
 
-from r2act.cli import _register_commands, app
-from r2act.quality_gate import Group, gather, read_verdicts, run_audit
+from r2act.quality_gate import Group, gather, read_verdicts
 from r2act.quality_gate.checks import effect_signals
 from r2act.systems import ONLINE_BOUTIQUE
-
-QUIET = {"injection_failure": 0.0, "metric_gap": 0.0, "slow_recovery": 0.0}
 
 
 def test_every_route_a_campaign_plans_gives_an_observable_http_incident(tmp_path: Path) -> None:
@@ -32,13 +28,7 @@ def test_every_route_a_campaign_plans_gives_an_observable_http_incident(tmp_path
         "phases": {"pre_s": 60, "during_s": 60, "post_s": 30, "recovery_timeout_s": 60},
         "seed": 5,
     }
-    path = tmp_path / "routes.yaml"
-    path.write_text(yaml.safe_dump(manifest, sort_keys=False))
-    run = tmp_path / "run"
-    _register_commands()
-    result = CliRunner().invoke(app, ["collect", str(path), "--out", str(run), "--quiet"])
-    assert result.exit_code == 0, result.output
-    run_audit(run, workers=1)
+    run = collect_and_audit(tmp_path, manifest)
     verdicts = read_verdicts(run)
     assert len(verdicts) == 2 * routes
     assert all(v.group == Group.MAIN for v in verdicts), [v.reasons for v in verdicts]

@@ -5,14 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
-from typer.testing import CliRunner
+from gate_simruns import QUIET, collect_and_audit
 
-from r2act.cli import _register_commands, app
-from r2act.quality_gate import Group, read_verdicts, run_audit
+from r2act.quality_gate import Group, read_verdicts
 from r2act.schema import BenchmarkRecord
 
-QUIET = {"injection_failure": 0.0, "metric_gap": 0.0, "slow_recovery": 0.0}
 GLITCHES = {
     "injection_failure": (Group.FAILED, "INJECTION_FAILED"),
     "metric_gap": (Group.WARNING, "METRIC_GAPS"),
@@ -34,13 +31,7 @@ def test_a_simulated_glitch_lands_in_the_audit_trail_with_its_reason(
         "phases": {"pre_s": 30, "during_s": 150, "post_s": 30, "recovery_timeout_s": 60},
         "seed": 5,
     }
-    path = tmp_path / "glitchy.yaml"
-    path.write_text(yaml.safe_dump(manifest, sort_keys=False))
-    run = tmp_path / "run"
-    _register_commands()
-    result = CliRunner().invoke(app, ["collect", str(path), "--out", str(run), "--quiet"])
-    assert result.exit_code == 0, result.output
-    run_audit(run, workers=1)
+    run = collect_and_audit(tmp_path, manifest)
     [verdict] = read_verdicts(run)
     group, reason = GLITCHES[glitch]
     assert verdict.group == group, verdict.problems
@@ -58,13 +49,7 @@ def test_a_main_record_carries_the_seed_of_the_simulated_cluster_it_ran_on(
         "faults": [{"type": "pod_failure", "intensities": ["severe"]}],
         "phases": {"pre_s": 30, "during_s": 150, "post_s": 30, "recovery_timeout_s": 60},
     }
-    path = tmp_path / "seeded.yaml"
-    path.write_text(yaml.safe_dump(manifest, sort_keys=False))
-    run = tmp_path / "run"
-    _register_commands()
-    result = CliRunner().invoke(app, ["collect", str(path), "--out", str(run), "--quiet"])
-    assert result.exit_code == 0, result.output
-    run_audit(run, workers=1)
+    run = collect_and_audit(tmp_path, manifest)
     [record_file] = (run / "audit" / "records").glob("*.json")
     record = BenchmarkRecord.model_validate_json(record_file.read_bytes())
     assert (record.metadata.target_kind, record.metadata.target_seed) == ("sim", 77)
