@@ -63,6 +63,7 @@ from r2act.collector.lane_worker import (
     lane_main,
     publish,
 )
+from r2act.collector.rounds import Rounds
 from r2act.errors import DataError, SafetyError
 from r2act.systems import SYSTEMS
 
@@ -301,27 +302,54 @@ def _collect_lanes_locked(
                 raw, found.complete & set(ids), layout.SUPERSEDED_DIR
             )
         positions = {i.id: n for n, i in enumerate(plan_incidents(plan.manifest))}
-        while pending:
-            before = len(summary.results)
-            out.rounds.append(pending)
-            some = dict(list(plans.items())[: len(pending)])  # a small round needs few lanes
-            if inline:
-                jobs = [
-                    LaneJob(p, name, run_dir, pending, positions, os.getpid(), settings)
-                    for name, p in some.items()
-                ]
-                _run_inline(jobs, cluster_factory, observer, out)
-            else:
-                _run_lanes(some, run_dir, pending, positions, observer, out)
-            for result in summary.results[before:]:
-                rounds.record(result)
-            if summary.interrupted_by is not None:
-                break
-            if pending := tuple(rounds.next()):
-                observer.round_started(len(pending))
+        with _held_between_rounds() as held:
+            _run_rounds(
+                rounds, pending, plans, run_dir, positions, held,
+                inline=inline, cluster_factory=cluster_factory, settings=settings,
+                observer=observer, out=out,
+            )  # fmt: skip
     summary.finish(rounds)
     summary.wall_s = time.perf_counter() - wall
     return out
+
+
+def _run_rounds(  # noqa: PLR0917 - private, called once
+    rounds: Rounds,
+    pending: tuple[str, ...],
+    plans: dict[str, CollectionPlan],
+    run_dir: Path,
+    positions: dict[str, int],
+    held: list[int],
+    *,
+    inline: bool,
+    cluster_factory: Callable[[Manifest, Path], Cluster],
+    settings: CollectSettings | None,
+    observer: LanesObserver,
+    out: LanesSummary,
+) -> None:
+    """Round after round until no cell is short; a signal between rounds ends it there."""
+    summary = out.summary
+    while pending:
+        if held:  # arrived while no lane ran and no fault was live
+            summary.interrupted_by = held[0]
+            break
+        before = len(summary.results)
+        out.rounds.append(pending)
+        some = dict(list(plans.items())[: len(pending)])  # a small round needs few lanes
+        if inline:
+            jobs = [
+                LaneJob(p, name, run_dir, pending, positions, os.getpid(), settings)
+                for name, p in some.items()
+            ]
+            _run_inline(jobs, cluster_factory, observer, out)
+        else:
+            _run_lanes(some, run_dir, pending, positions, observer, out)
+        for result in summary.results[before:]:
+            rounds.record(result)
+        if summary.interrupted_by is not None:
+            break
+        if pending := tuple(rounds.next()):
+            observer.round_started(len(pending))
 
 
 def _checked_plans(
@@ -457,6 +485,25 @@ def _send(processes: dict[str, Any], signum: int) -> None:
         if process.pid is not None and process.is_alive():
             with suppress(ProcessLookupError):
                 os.kill(process.pid, signum)
+
+
+@contextmanager
+def _held_between_rounds() -> Iterator[list[int]]:
+    """Between two rounds no lane runs and no fault is live: SIGINT, SIGTERM and SIGHUP are
+    noted and end the campaign before the next round (exit 128+N, as during a round), never
+    with Python's default KeyboardInterrupt. During a round ``_forwarding`` (or, inline,
+    each lane's cleanup guard) takes them over and gives them back afterwards."""
+    received: list[int] = []
+
+    def hold(signum: int, _frame: FrameType | None) -> None:
+        received.append(signum)
+
+    previous = {signum: signal.signal(signum, hold) for signum in FORWARDED}
+    try:
+        yield received
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @contextmanager

@@ -27,8 +27,8 @@ from r2act.campaigns.quotas import cell_of, is_spare
 from r2act.campaigns.shard import Shard
 from r2act.cli import _register_commands, app
 from r2act.cluster.base import INCIDENT_LABEL, Cluster
-from r2act.collector import CollectionPlan, layout, open_target, plan_collection, resume
-from r2act.collector.lanes import LanesSummary, collect_lanes
+from r2act.collector import CollectionPlan, layout, ledger, open_target, plan_collection, resume
+from r2act.collector.lanes import LanesSummary, NullLanesObserver, collect_lanes
 from r2act.collector.merge import claim_shard, merge_runs, shard_collection
 from r2act.quality_gate import Group, is_clean, judge, run_audit
 from r2act.quality_gate.report import shortfalls
@@ -233,6 +233,40 @@ def test_an_interrupted_top_up_round_resumes_where_the_rule_says(
     assert {r.incident_id for r in fourth.summary.results} == {
         r.incident_id for r in third.summary.results
     }
+    assert _complete(run) == expected - {i.id for i in incidents if i.service == BROKEN}
+
+
+class _StopBetweenRounds(NullLanesObserver):
+    """Sends a signal to this process when a top-up round is announced (no lane runs)."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum, self.announced = signum, 0
+
+    def round_started(self, incidents: int) -> None:
+        self.announced += incidents
+        os.kill(os.getpid(), self.signum)
+
+
+def test_a_signal_between_two_rounds_ends_the_campaign_there_and_a_rerun_goes_on(
+    tmp_path: Path, reference: tuple[list[PlannedIncident], set[str]]
+) -> None:
+    """(SIGTERM and SIGHUP take the same handler; SIGINT is the one a test runner survives
+    should the handler ever be missing.)"""
+    incidents, clean = reference
+    signum = signal.SIGINT
+    plan = plan_collection(_campaign(tmp_path))
+    run = tmp_path / "run"
+    observer = _StopBetweenRounds(signum)
+    first = collect_lanes(plan, run, inline=True, observer=observer)
+    assert first.summary.interrupted_by == signum  # noted, not a KeyboardInterrupt
+    assert observer.announced > 0
+    quota = {i.id for i in incidents if not is_spare(i)}
+    assert _complete(run) == quota - {i.id for i in incidents if i.service == BROKEN}
+    assert ledger.pending(run).empty
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handlers restored
+    second = collect_lanes(plan, run, inline=True)
+    assert second.summary.interrupted_by is None
+    expected = _expected(incidents, clean)
     assert _complete(run) == expected - {i.id for i in incidents if i.service == BROKEN}
 
 
