@@ -11,7 +11,9 @@ reads as if every check had run.
 from __future__ import annotations
 
 import os
+import signal
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,3 +142,20 @@ def reference_dir() -> Path:
 def repo_root() -> Path:
     """The repository root."""
     return REPO
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@pytest.fixture(autouse=True)
+def _restore_stop_signals() -> Iterator[None]:
+    """Each test starts with the process's stop-signal handlers as they were.
+
+    A collection stopped by a signal ignores later ones on its way out (the CLI exits right
+    after); run in-process by a test, that would leave the test worker ignoring SIGTERM,
+    and every later test's subprocess or pool worker would inherit it."""
+    saved = {signum: signal.getsignal(signum) for signum in _STOP_SIGNALS}
+    yield
+    for signum, handler in saved.items():
+        if handler is not None:
+            signal.signal(signum, handler)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import json
 import multiprocessing
+import multiprocessing.pool
 import os
 import shutil
 import signal
@@ -164,17 +165,26 @@ def _results(
     if workers <= 1 or len(dirs) < PARALLEL_MIN:
         yield from map(one, dirs)
         return
-    # Not fork: a parent with threads (progress monitors, HTTP clients) can hand a forked
-    # worker a lock that is held forever. A fork server starts from a clean process.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    with context.Pool(workers, initializer=_ignore_sigint) as pool:
+    with worker_pool(workers) as pool:
         yield from pool.imap(one, dirs, chunksize=1)
 
 
-def _ignore_sigint() -> None:
-    """Ctrl-C is the parent's: it stops the pool; workers must not print their tracebacks."""
+def worker_pool(workers: int) -> multiprocessing.pool.Pool:
+    """The audit's process pool.
+
+    Not fork: a parent with threads (progress monitors, HTTP clients) can hand a forked
+    worker a lock that is held forever. A fork server starts from a clean process."""
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    return context.Pool(workers, initializer=_worker_signals)
+
+
+def _worker_signals() -> None:
+    """Ctrl-C is the parent's: it stops the pool; workers must not print their tracebacks.
+    SIGTERM is how the pool stops its workers, so it must kill them even when the parent
+    ignores it (a collection stopped by a signal ignores late ones; a worker inherits that)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def default_workers() -> int:

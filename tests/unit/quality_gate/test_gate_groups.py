@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from gate_rawfactory import RawSpec, write_raw_incident
 from r2act.actions import policy_named
 from r2act.errors import DataError
 from r2act.quality_gate import Group, audit_incident, read_verdicts, run_audit
+from r2act.quality_gate.audit import worker_pool
 from r2act.schema import BenchmarkRecord, PlannedIncident
 
 POD = "onlineboutique_cartservice_pod_failure_severe_r01"
@@ -163,6 +165,21 @@ def test_parallel_audit_gives_the_same_verdicts_as_serial(
     parallel = (run_audit(tmp_path, workers=2), (tmp_path / "audit" / "audit.jsonl").read_bytes())
     assert serial[1] == parallel[1]
     assert serial[0].count(Group.WARNING) == 3
+
+
+def test_audit_workers_die_on_sigterm_even_when_their_parent_ignores_it() -> None:
+    """The pool stops its workers with SIGTERM (after taking the task queue's lock, so a
+    worker left alive blocks ``terminate`` forever); a parent that ignores SIGTERM, as a
+    collection stopped by a signal leaves the process, must not hand that to them."""
+    previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        with worker_pool(1) as pool:
+            seen = pool.apply(signal.getsignal, (signal.SIGTERM,))
+            ctrl_c = pool.apply(signal.getsignal, (signal.SIGINT,))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert seen == signal.SIG_DFL
+    assert ctrl_c == signal.SIG_IGN  # Ctrl-C is the parent's
 
 
 def test_a_log_line_that_is_not_a_record_fails_the_incident(
