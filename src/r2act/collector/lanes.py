@@ -31,7 +31,7 @@ import queue
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
@@ -488,17 +488,16 @@ def _send(processes: dict[str, Any], signum: int) -> None:
 
 
 @contextmanager
-def _held_between_rounds() -> Iterator[list[int]]:
-    """Between two rounds no lane runs and no fault is live: SIGINT, SIGTERM and SIGHUP are
-    noted and end the campaign before the next round (exit 128+N, as during a round), never
-    with Python's default KeyboardInterrupt. During a round ``_forwarding`` (or, inline,
-    each lane's cleanup guard) takes them over and gives them back afterwards."""
+def _signals_noted(also: Callable[[int], None]) -> Iterator[list[int]]:
+    """SIGINT, SIGTERM and SIGHUP are appended to the yielded list (and passed to ``also``)
+    instead of stopping the process; the previous handlers come back on exit."""
     received: list[int] = []
 
-    def hold(signum: int, _frame: FrameType | None) -> None:
+    def note(signum: int, _frame: FrameType | None) -> None:
         received.append(signum)
+        also(signum)
 
-    previous = {signum: signal.signal(signum, hold) for signum in FORWARDED}
+    previous = {signum: signal.signal(signum, note) for signum in FORWARDED}
     try:
         yield received
     finally:
@@ -506,20 +505,21 @@ def _held_between_rounds() -> Iterator[list[int]]:
             signal.signal(signum, handler)
 
 
-@contextmanager
-def _forwarding(processes: dict[str, Any]) -> Iterator[list[int]]:
-    """While lanes run: SIGINT/SIGTERM/SIGHUP go to every live lane once, never kill us."""
-    received: list[int] = []
+def _held_between_rounds() -> AbstractContextManager[list[int]]:
+    """Between two rounds no lane runs and no fault is live: a signal is noted and ends the
+    campaign before the next round (exit 128+N, as during a round), never with Python's
+    default KeyboardInterrupt. During a round ``_forwarding`` (or, inline, each lane's
+    cleanup guard) takes the signals over and gives them back afterwards."""
+    return _signals_noted(lambda _signum: None)
 
-    def forward(signum: int, _frame: FrameType | None) -> None:
-        first = signum not in received
-        received.append(signum)
-        if first:
+
+def _forwarding(processes: dict[str, Any]) -> AbstractContextManager[list[int]]:
+    """While lanes run: SIGINT/SIGTERM/SIGHUP go to every live lane once, never kill us."""
+    sent: set[int] = set()
+
+    def forward(signum: int) -> None:
+        if signum not in sent:
+            sent.add(signum)
             _send(processes, signum)
 
-    previous = {signum: signal.signal(signum, forward) for signum in FORWARDED}
-    try:
-        yield received
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    return _signals_noted(forward)
