@@ -713,9 +713,21 @@ class KubeCluster:
             changes=[Change(kind="restart", deployment=target, before=before, after=stamp)],
         )
 
+    def _replicas(self, target: str) -> int:
+        """The deployment's desired replicas, from its scale subresource."""
+        return int((self._api.scale(target).get("spec") or {}).get("replicas") or 0)
+
+    def _memory_limit(self, target: str) -> dict[str, Any]:
+        """The main container and its memory limit (None when it has none), as undo takes it."""
+        deployment = self._api.deployment(target)
+        container = self._main_container(deployment)
+        containers = deployment["spec"]["template"]["spec"]["containers"]
+        current = next(c for c in containers if c.get("name") == container)
+        memory = ((current.get("resources") or {}).get("limits") or {}).get("memory")
+        return {"container": container, "memory": memory}
+
     def _scale(self, target: str, replicas: int) -> PlanEffect:
-        scale = self._api.scale(target)
-        before = int((scale.get("spec") or {}).get("replicas") or 0)
+        before = self._replicas(target)
         self._api.patch_scale(target, replicas)
         return PlanEffect(
             operation="scale_out",
@@ -723,11 +735,8 @@ class KubeCluster:
         )
 
     def _memory(self, target: str, limit: str) -> PlanEffect:
-        deployment = self._api.deployment(target)
-        container = self._main_container(deployment)
-        containers = deployment["spec"]["template"]["spec"]["containers"]
-        current = next(c for c in containers if c.get("name") == container)
-        before = ((current.get("resources") or {}).get("limits") or {}).get("memory")
+        before = self._memory_limit(target)
+        container = before["container"]
         self._api.patch_deployment(
             target, self._memory_patch(container, limit), STRATEGIC_MERGE, "raise memory limit of"
         )
@@ -737,7 +746,7 @@ class KubeCluster:
                 Change(
                     kind="memory_limit",
                     deployment=target,
-                    before={"container": container, "memory": before},
+                    before=before,
                     after={"container": container, "memory": limit},
                 )
             ],
@@ -892,15 +901,9 @@ class KubeCluster:
         if target is None:
             return PlanEffect(operation=plan.operation, changes=[])
         if isinstance(plan, ScaleOut):
-            replicas = int((self._api.scale(target).get("spec") or {}).get("replicas") or 0)
-            change = Change(kind="replicas", deployment=target, before=replicas)
+            change = Change(kind="replicas", deployment=target, before=self._replicas(target))
         elif isinstance(plan, IncreaseMemoryLimit):
-            deployment = self._api.deployment(target)
-            container = self._main_container(deployment)
-            containers = deployment["spec"]["template"]["spec"]["containers"]
-            current = next(c for c in containers if c.get("name") == container)
-            memory = ((current.get("resources") or {}).get("limits") or {}).get("memory")
-            before = {"container": container, "memory": memory}
+            before = self._memory_limit(target)
             change = Change(kind="memory_limit", deployment=target, before=before)
         elif isinstance(plan, (RollbackDeployment, RepairDependency)):
             deployment = self._api.deployment(target)
