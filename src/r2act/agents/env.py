@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 from pydantic import ValidationError
 
 from r2act.agents.cases import CaseInputs
@@ -490,7 +491,7 @@ class CaseEnvironment:
 _REQUEST_COLUMNS = ("requests_per_s", "errors_per_s", "error_ratio", "latency_p95_ms")
 
 
-def _request_stats(rows: Any, points: bool) -> Answer:
+def _request_stats(rows: pd.DataFrame, points: bool) -> Answer:
     """Mean and max of each request column over one phase's steps (nulls skipped)."""
     stats: Answer = {"steps": len(rows)}
     for column in _REQUEST_COLUMNS:

@@ -334,7 +334,6 @@ def undo(state: SimState, topology: Topology, changes: list[Change], now: float)
         elif change.kind == "template" and isinstance(change.before, dict):
             if _template_json(current.template) == change.before:
                 continue
-            dep = state.deployments[app]
             limit = change.before.get("memory_limit")
             request = change.before.get("memory_request")
             annotations = change.before.get("annotations")
@@ -344,12 +343,12 @@ def undo(state: SimState, topology: Topology, changes: list[Change], now: float)
                 topology,
                 app,
                 _next(
-                    dep.template,
+                    current.template,
                     state,
                     app,
                     memory_limit=memory_bytes(limit)
                     if isinstance(limit, str)
-                    else dep.template.memory_limit,
+                    else current.template.memory_limit,
                     memory_request=memory_bytes(request) if isinstance(request, str) else None,
                     annotations=dict(annotations) if isinstance(annotations, dict) else {},
                     env=dict(env) if isinstance(env, dict) else {},
