@@ -42,13 +42,7 @@ def as_json(payload: BaseModel | dict[str, Any] | list[Any]) -> str:
 
 def keyed(table: pa.Table, schema: pa.Schema, case_id: str, phase: str) -> pa.Table:
     """``table``'s columns of ``schema`` with constant ``case_id`` and ``phase`` keys."""
-    n = table.num_rows
-    keys = {
-        "case_id": pa.repeat(pa.scalar(case_id, pa.string()), n),
-        "phase": pa.repeat(pa.scalar(phase, pa.string()), n),
-    }
-    columns = [keys[f.name] if f.name in keys else table.column(f.name) for f in schema]
-    return pa.Table.from_arrays(columns, schema=schema)
+    return rawstore.keyed(table, schema, case_id, phase, key="case_id")
 
 
 @dataclass

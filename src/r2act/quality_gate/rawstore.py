@@ -187,11 +187,14 @@ def _blank_gzip(path: Path) -> bool:
     return True
 
 
-def keyed(table: pa.Table, schema: pa.Schema, incident_id: str, phase: str) -> pa.Table:
-    """``table`` with constant ``incident_id`` and ``phase`` columns, laid out as ``schema``."""
+def keyed(
+    table: pa.Table, schema: pa.Schema, ident: str, phase: str, key: str = "incident_id"
+) -> pa.Table:
+    """``table`` with constant ``key`` (= ``ident``) and ``phase`` columns, laid out as
+    ``schema`` (the audit's staging keys by incident id, the dataset by case id)."""
     n = table.num_rows
     keys = {
-        "incident_id": pa.repeat(pa.scalar(incident_id, pa.string()), n),
+        key: pa.repeat(pa.scalar(ident, pa.string()), n),
         "phase": pa.repeat(pa.scalar(phase, pa.string()), n),
     }
     columns = [keys[f.name] if f.name in keys else table.column(f.name) for f in schema]
