@@ -1,5 +1,5 @@
-"""``python -m r2act`` runs the command-line interface."""
+"""``python -m r2act`` runs the command-line interface (signal handlers first, see _startup)."""
 
-from r2act.cli import main
+from r2act._startup import main
 
 main()

@@ -15,6 +15,7 @@ import sys
 
 import typer
 
+from r2act._startup import exit_code, install_signal_handlers
 from r2act.cli.app import app, console_err, state
 from r2act.errors import R2actError
 
@@ -52,9 +53,15 @@ def _unwrap(text: str) -> str:
 
 
 def main() -> None:
-    """Entry point of the ``r2act`` console script."""
-    _register_commands()
+    """Run the command line: register the verbs, run the app, map errors to exit codes.
+
+    The console script enters through ``r2act._startup``, which installed the signal
+    handlers before this module's imports; they are installed here too for callers that
+    enter here directly. Registering the verbs is part of the guarded start-up: a signal
+    while their modules load exits 128+N like any other."""
+    install_signal_handlers()
     try:
+        _register_commands()
         app()
     except R2actError as error:
         if state.debug:
@@ -62,11 +69,11 @@ def main() -> None:
         console_err.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
         sys.exit(error.exit_code)
     except KeyboardInterrupt as stop:
-        _interrupted(getattr(stop, "signum", signal.SIGINT))
+        _interrupted(exit_code(stop) - 128)
     except SystemExit as exit_:
         # typer turns a Ctrl-C inside a command into a silent exit 130: say what happened
         if (cause := _caused_by_ctrl_c(exit_)) is not None:
-            _interrupted(getattr(cause, "signum", signal.SIGINT))
+            _interrupted(exit_code(cause) - 128)
         raise
 
 
