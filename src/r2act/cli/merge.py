@@ -20,10 +20,12 @@ _OUT = typer.Option(..., "--out", help="New run directory to create (must not ex
 def merge(runs: list[Path] = _RUNS, out: Path = _OUT) -> None:
     """Merge the complete incidents of several runs (e.g. [bold]collect --shard[/]) into one run.
 
-    Refuses, before writing anything, runs of different campaigns, a shard given twice and
-    an incident complete in two runs. Incomplete incidents are left out and listed. Exit
-    code 0 when every shard's quota incidents are all there (spares are collected only for
-    cells short of clean incidents), 1 when some are missing, 2 on bad input.
+    Refuses, before writing anything, runs of different campaigns, a shard given twice, an
+    incident complete in two runs, and any file whose bytes differ from the SHA-256 written at
+    collection or that is a symbolic link (exit 2, naming the first such file). Incomplete
+    incidents are left out and listed. Exit code 0 when every shard's quota incidents are all
+    there (spares are collected only for cells short of clean incidents), 1 when some are
+    missing, 2 on bad input.
 
     Example: [bold]r2act merge runs/shard-1 runs/shard-2 runs/shard-3 --out runs/all[/]
     """

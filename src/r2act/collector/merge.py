@@ -7,15 +7,22 @@ into it is refused, so a resume can never mix two shards' incidents.
 
 ``merge`` combines runs into a new run directory. It refuses, before writing anything,
 runs of different campaigns (plan digests, or manifest digests for runs without a shard
-record), two runs claiming the same shard, and an incident complete in two runs. Only
-complete incidents are carried over; their files are hard-linked when the file system
-allows (the raw store never rewrites a file in place) and copied otherwise. Each incident
-lands under a hidden name first and is renamed into place, so an interrupted merge never
-shows a half-copied incident as complete.
+record), two runs claiming the same shard, and an incident complete in two runs. It also
+refuses, at the first one found and again before writing anything, a complete incident
+whose bytes are not the ones collected: every file the collector summed into ``COMPLETE``
+is hashed and compared (a changed, missing or added file), and a symbolic link or special
+file anywhere in an incident is refused outright, so a merged run never carries corrupt
+bytes or a file from outside the run. Only complete incidents are carried over, and only
+their regular files (hidden leftovers such as a crashed write's temporary file stay
+behind); the files are hard-linked when the file system allows (the raw store never
+rewrites a file in place) and copied otherwise. Each incident lands under a hidden name
+first and is renamed into place, so an interrupted merge never shows a half-copied incident
+as complete.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -32,6 +39,7 @@ from r2act.campaigns.shard import Shard, plan_sha256, select
 from r2act.collector import layout, ledger, resume, store
 from r2act.collector.campaign import CollectionPlan
 from r2act.errors import DataError
+from r2act.schema.rawstore import UNSUMMED
 
 SHARD_RECORD = "shard.json"
 """``RUN/.r2act/shard.json``: the shard a run collects (absent for an unsharded run)."""
@@ -247,6 +255,11 @@ def merge_runs(sources: Sequence[Path], out: Path) -> MergeSummary:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise DataError(f"--out {out}: exists and is not empty (choose a new directory)")
     check_compatible(scanned)
+    carried = {
+        (source.path, incident): verified_files(layout.raw_dir(source.path) / incident)
+        for source in scanned
+        for incident in sorted(source.complete)
+    }
     summary = MergeSummary(out)
     raw = layout.raw_dir(out)
     staging = raw / _STAGING
@@ -256,7 +269,8 @@ def merge_runs(sources: Sequence[Path], out: Path) -> MergeSummary:
         for source in scanned:
             for incident in sorted(source.complete):
                 target = staging / incident
-                summary.linked += _link_tree(layout.raw_dir(source.path) / incident, target)
+                files = carried[source.path, incident]
+                summary.linked += _carry(layout.raw_dir(source.path) / incident, target, files)
                 with store.writing(raw):
                     os.replace(target, raw / incident)
                 summary.incidents += 1
@@ -269,20 +283,112 @@ def merge_runs(sources: Sequence[Path], out: Path) -> MergeSummary:
     return summary
 
 
-def _link_tree(source: Path, target: Path) -> int:
-    """Recreate ``source`` at ``target``, hard-linking files where possible; links made."""
+def verified_files(incident_dir: Path) -> list[str]:
+    """The files merge carries for one complete incident, each checked against ``COMPLETE``.
+
+    Returns their paths relative to ``incident_dir`` (sorted). Raises ``DataError`` naming
+    the first offending file: a symbolic link or special file anywhere inside, a ``COMPLETE``
+    without checksums, a summed file whose SHA-256 differs, or one missing or added since
+    collection. The journal and ``COMPLETE`` itself carry no sum (``UNSUMMED``); hidden names
+    are skipped, as the checksums skip them."""
+    files = _regular_files(incident_dir)
+    claimed = _claimed_digests(incident_dir)
+    summed = [f for f in files if f.rpartition("/")[2] not in UNSUMMED]
+    fix = (
+        f"collect that incident again (remove {incident_dir} and rerun the shard's collect), "
+        "then merge"
+    )
+    for relative in sorted(set(summed) | claimed.keys()):
+        if relative not in claimed:
+            raise DataError(
+                f"merge: {incident_dir / relative}: not among the files collected (added "
+                f"after collection); remove it, or {fix}"
+            )
+        if relative not in summed:
+            raise DataError(
+                f"merge: {incident_dir / relative}: missing (collected, then removed); {fix}"
+            )
+        if _sha256(incident_dir / relative) != claimed[relative]:
+            raise DataError(
+                f"merge: {incident_dir / relative}: its bytes differ from the SHA-256 written "
+                f"at collection (changed or corrupted since); {fix}"
+            )
+    return files
+
+
+def _regular_files(incident_dir: Path) -> list[str]:
+    """Every regular file under ``incident_dir`` but hidden ones; refuses links and specials."""
+    found: list[str] = []
+
+    def walk(directory: Path, prefix: str) -> None:
+        with os.scandir(directory) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                path = Path(entry.path)
+                if entry.is_symlink():
+                    raise DataError(
+                        f"merge: {path}: is a symbolic link (to {os.readlink(path)}); merge "
+                        "copies no links, and a raw store holds none: remove it, or collect "
+                        "that incident again"
+                    )
+                if entry.is_dir(follow_symlinks=False):
+                    walk(path, f"{prefix}{entry.name}/")
+                elif entry.is_file(follow_symlinks=False):
+                    if not entry.name.startswith("."):  # as file_digests skips them
+                        found.append(f"{prefix}{entry.name}")
+                else:
+                    raise DataError(
+                        f"merge: {path}: is not a regular file (a pipe, socket or device); "
+                        "a raw store holds none: remove it"
+                    )
+
+    if incident_dir.is_symlink():
+        raise DataError(
+            f"merge: {incident_dir}: is a symbolic link (to {os.readlink(incident_dir)}); "
+            "merge copies no links: give the run that holds the incident itself"
+        )
+    walk(incident_dir, "")
+    return found
+
+
+def _claimed_digests(incident_dir: Path) -> dict[str, str]:
+    """The SHA-256 per file the collector wrote into ``COMPLETE``."""
+    path = incident_dir / layout.COMPLETE
+    try:
+        claimed: Any = json.loads(path.read_bytes()).get("sha256")
+    except (OSError, ValueError, AttributeError) as error:
+        raise DataError(f"merge: {path}: unreadable ({type(error).__name__})") from None
+    if not isinstance(claimed, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in claimed.items()
+    ):
+        raise DataError(
+            f"merge: {path}: carries no checksums (written by an older r2act, or edited), so "
+            "the incident's files cannot be verified; collect that incident again"
+        )
+    return claimed
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _carry(source: Path, target: Path, files: Sequence[str]) -> int:
+    """Recreate ``files`` of ``source`` under ``target``, hard-linked where possible (never
+    following a link); returns how many were linked."""
     linked = 0
-
-    def link_or_copy(src: str, dst: str) -> None:
-        nonlocal linked
-        try:
-            os.link(src, dst)
-            linked += 1
-        except OSError:
-            shutil.copy2(src, dst)
-
     with store.writing(target):
-        shutil.copytree(source, target, copy_function=link_or_copy)
+        target.mkdir(parents=True)
+        for relative in files:
+            src, dst = source / relative, target / relative
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(src, dst, follow_symlinks=False)
+                linked += 1
+            except OSError:
+                shutil.copy2(src, dst, follow_symlinks=False)
     return linked
 
 
