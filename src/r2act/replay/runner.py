@@ -10,6 +10,7 @@ baseline state, so verdicts never depend on what was replayed before.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -221,8 +222,12 @@ def _restore(
     guard: CleanupGuard | None,
     ledger: Ledger | None,
     incident: str,
+    created: bool,
 ) -> list[str]:
-    """Undo the plan's side effects, then remove the fault; the errors, if any."""
+    """Undo the plan's side effects, then remove the fault; the errors, if any.
+
+    ``created`` is False when the inject was refused because the name is taken: that object
+    is another's, and nothing is removed (the run label would refuse it too)."""
     errors: list[str] = []
     if effect is not None:
         undone = effect
@@ -235,7 +240,7 @@ def _restore(
                 ledger.undone(incident)
     elif ledger is not None:
         ledger.undone(incident)  # no plan was sent
-    if guard is not None and not guard.is_armed(ref):
+    if not created or (guard is not None and not guard.is_armed(ref)):
         return errors  # never created by this run (name conflict): nothing to remove
     try:
         calls.run("remove", lambda: cluster.remove(ref), lambda _: ref.name)
@@ -250,6 +255,11 @@ def _restore(
     if gone and guard is not None:
         guard.disarm(ref)
     return errors
+
+
+def new_run_id() -> str:
+    """A run label for a replay that names none (the form the ledger's run ids take)."""
+    return uuid.uuid4().hex[:12]
 
 
 def replay_one(
@@ -267,6 +277,11 @@ def replay_one(
     With a ``guard``, the injected object is armed before it is sent and the restore runs
     shielded from a second Ctrl-C, so an interrupted replay leaves nothing behind. With a
     ``ledger``, the plan and its effect are written down before and after they are applied.
+
+    The fault always carries a run label, and only an object with that label is ever
+    removed: ``run_id`` when given, else the ledger's, else a fresh one for this call. So a
+    same-named fault of another run (or of a user) is never deleted, whichever way the API
+    is called.
     """
     plan = request.plan
     if plan is None:
@@ -289,8 +304,7 @@ def replay_one(
         )
     topology = SYSTEMS[record.metadata.system]
     chaos = render_chaos(planned_incident(record, settings), cluster.namespace, topology)
-    if run_id is not None:
-        chaos = stamp(chaos, run_id)
+    chaos = stamp(chaos, run_id or (ledger.run_id if ledger is not None else "") or new_run_id())
     incident = record.incident_id
     effect: PlanEffect | None = None
     confirmed = False
@@ -298,14 +312,16 @@ def replay_one(
     error = ""
     no_effect = False
     ref = _ref_of(chaos)
+    created = True  # until the API says the name is taken: a failed send may have created it
     if guard is not None:
         guard.arm(ref)
     try:
         try:
             ref = calls.run("inject", lambda: cluster.inject(chaos), lambda r: r.name)
         except ConflictError:
+            created = False  # the name is another's object: never remove it
             if guard is not None:
-                guard.disarm(ref)  # the name is another's object: never remove it
+                guard.disarm(ref)
             raise
         seen = _confirm_effect(
             cluster, lambda: cluster.chaos_status(ref).injected(cluster.pod_names()), settings
@@ -343,7 +359,14 @@ def replay_one(
             # runs even when the one before it failed: a fault that could not be removed
             # must not leave the plan's replicas or limits behind as well.
             cleanup_errors = _restore(
-                cluster, calls, ref, effect, guard=guard, ledger=ledger, incident=incident
+                cluster,
+                calls,
+                ref,
+                effect,
+                guard=guard,
+                ledger=ledger,
+                incident=incident,
+                created=created,
             )
             if not cleanup_errors:
                 calls.note(
