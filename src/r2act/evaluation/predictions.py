@@ -2,8 +2,11 @@
 
 A predictions file is JSON Lines written by any method, so the reader assumes nothing about
 it. It streams the file line by line with a hard cap on line length (memory stays bounded
-whatever the file holds), decodes each line as strict UTF-8, parses JSON with a depth and
-duplicate-key guard, and then reads the parts of a line independently:
+whatever the file holds) and on the whole input (``MAX_FILE_BYTES``, ``MAX_LINES``: time stays
+bounded too, even for an endless stream such as ``/dev/zero`` or a pipe that never closes),
+decodes each line as strict UTF-8 (a byte-order mark at the start of the file, as some
+Windows editors write, is skipped), parses JSON with a depth and duplicate-key guard, and
+then reads the parts of a line independently:
 
 - ``incident_id`` must be a short string without control or path characters; otherwise
   the line cannot be attributed to an incident and is dropped (counted). It may hold the
@@ -18,7 +21,8 @@ duplicate-key guard, and then reads the parts of a line independently:
   method that adds e.g. a ``confidence`` field is not penalised for it. Unknown keys
   *inside a plan* make the plan invalid: a plan has exactly its operation's fields.
 - :func:`read_predictions` refuses (DataError, exit 2) a file that is not a predictions
-  file at all: Parquet or gzip bytes, or no line with a ``plan`` or ``rca`` (CSV, YAML, the
+  file at all: Parquet, gzip or other binary bytes (a NUL byte at the start: also UTF-16),
+  input beyond the size bounds, or no line with a ``plan`` or ``rca`` (CSV, YAML, the
   dataset's own records, an empty file). Zeros for such a file would look like a score.
 - The first line for an incident wins; later lines for the same id are counted as
   duplicates and ignored.
@@ -46,6 +50,16 @@ from r2act.schema import PLAN_ADAPTER, Operation, RcaPrediction, RecoveryPlan
 MAX_LINE_BYTES = 1_000_000
 """Longest line read; longer lines are skipped without being held in memory."""
 
+MAX_FILE_BYTES = 1 << 30
+"""Most bytes read from one predictions file (1 GiB: a thousand lines of the longest kind).
+Reading stops there and the file is refused: no benchmark has that many incidents."""
+
+MAX_LINES = 1_000_000
+"""Most lines read, blank ones included; beyond, the file is refused like an oversized one."""
+
+BOM = b"\xef\xbb\xbf"
+"""UTF-8 byte-order mark; skipped at the very start of the file, nowhere else."""
+
 MAX_KEPT_ISSUES = 1000
 """Issues kept one by one; beyond this only their counts grow, so memory stays bounded."""
 
@@ -62,6 +76,7 @@ class IssueKind(StrEnum):
     """What can be wrong with a line of a predictions file."""
 
     EMPTY_FILE = "empty_file"
+    TOO_LARGE = "too_large"
     LINE_TOO_LONG = "line_too_long"
     NOT_UTF8 = "not_utf8"
     MALFORMED_JSON = "malformed_json"
@@ -133,6 +148,8 @@ class PredictionFile:
     """Lines (attributable or not) that are JSON objects with a ``plan`` or ``rca`` key."""
     record_like: int = 0
     """Lines that look like a dataset record (``gold_plan``/``labels``), not a prediction."""
+    stopped: str = ""
+    """Why reading stopped before the end (an input bound was reached); empty otherwise."""
 
     @property
     def method(self) -> str:
@@ -187,6 +204,8 @@ def safe_text(value: object, limit: int = 60) -> str:
 
 
 _MAGIC = {b"PAR1": "a Parquet file", b"\x1f\x8b": "gzip-compressed", b"PK\x03\x04": "a zip file"}
+_HEAD = 4096
+"""Bytes looked at for binary content before parsing: JSON text never holds a raw NUL."""
 
 
 def read_predictions(path: Path) -> PredictionFile:
@@ -194,16 +213,18 @@ def read_predictions(path: Path) -> PredictionFile:
 
     DataError when it cannot be opened or is not a predictions file at all (see module
     doc); bad lines in a real predictions file are issues, never errors."""
+    fix = 'write UTF-8 JSON Lines: one {"incident_id": ..., "rca": ..., "plan": ...} per line'
     try:
         with path.open("rb") as stream:
-            head = stream.read(4)
+            head = stream.peek(_HEAD)[:_HEAD]  # peek, not seek: a pipe cannot rewind
             for magic, what in _MAGIC.items():
                 if head.startswith(magic):
-                    raise DataError(
-                        f"{path}: is {what}, not a predictions file (write JSON Lines: one "
-                        '{"incident_id": ..., "rca": ..., "plan": ...} object per line)'
-                    )
-            stream.seek(0)
+                    raise DataError(f"{path}: is {what}, not a predictions file ({fix})")
+            if b"\x00" in head:
+                raise DataError(
+                    f"{path}: holds binary data (NUL bytes in its first {len(head)} bytes; "
+                    f"UTF-16 text has them too), not a predictions file ({fix})"
+                )
             parsed = parse_stream(stream, source=str(path))
     except FileNotFoundError:
         raise DataError(f"{path}: predictions file not found (check the path)") from None
@@ -213,6 +234,11 @@ def read_predictions(path: Path) -> PredictionFile:
         ) from None
     except PermissionError:
         raise DataError(f"{path}: cannot read predictions file (check its permissions)") from None
+    if parsed.stopped:
+        raise DataError(
+            f"{path}: {parsed.stopped}, more than a predictions file holds (one line per "
+            "incident of the dataset; keep evidence short)"
+        )
     if parsed.answering == 0:
         raise DataError(f"{path}: {_not_predictions(parsed)}")
     return parsed
@@ -233,7 +259,10 @@ def _not_predictions(parsed: PredictionFile) -> str:
 
 
 def parse_stream(stream: IO[bytes], source: str = "<stream>") -> PredictionFile:
-    """Parse JSON Lines from a binary stream; never raises on content."""
+    """Parse JSON Lines from a binary stream; never raises on content.
+
+    Stops reading past ``MAX_FILE_BYTES`` or ``MAX_LINES`` with a ``too_large`` issue (line
+    0), which :func:`read_predictions` turns into a refusal."""
     result = PredictionFile(source=source)
     for number, raw in _lines(stream, result):
         _parse_line(number, raw, result)
@@ -243,16 +272,36 @@ def parse_stream(stream: IO[bytes], source: str = "<stream>") -> PredictionFile:
 
 
 def _lines(stream: IO[bytes], result: PredictionFile) -> Iterator[tuple[int, bytes]]:
-    number = 0
+    number = read = 0
+
+    def over() -> bool:
+        if read <= MAX_FILE_BYTES and number <= MAX_LINES:
+            return False
+        if read > MAX_FILE_BYTES:
+            what = f"more than {MAX_FILE_BYTES >> 20} MiB"
+        else:
+            what = f"more than {MAX_LINES} lines"
+        result.stopped = f"{what}; reading stopped there"
+        _issue(result, 0, IssueKind.TOO_LARGE, result.stopped)
+        return True
+
     while True:
         chunk = stream.readline(MAX_LINE_BYTES + 1)
         if not chunk:
             return
         number += 1
+        read += len(chunk)
+        if number == 1 and chunk.startswith(BOM):
+            chunk = chunk[len(BOM) :]
+        if over():
+            return
         result.lines = number
         if len(chunk) > MAX_LINE_BYTES and not chunk.endswith(b"\n"):
             while chunk and not chunk.endswith(b"\n"):  # drain the rest without keeping it
                 chunk = stream.readline(MAX_LINE_BYTES)
+                read += len(chunk)
+                if over():
+                    return
             _issue(result, number, IssueKind.LINE_TOO_LONG, f"longer than {MAX_LINE_BYTES} bytes")
             continue
         if chunk.strip():
