@@ -27,6 +27,7 @@ from r2act.actions import map_rca
 from r2act.actions.policy import POLICIES, policy_named
 from r2act.errors import DataError
 from r2act.evaluation import PredictionFile, parse_stream
+from r2act.evaluation.predictions import read_bounded
 from r2act.schema import BenchmarkRecord, FaultType
 from r2act.systems import SYSTEMS
 
@@ -80,7 +81,7 @@ def _mapped(line: dict[str, Any], records: dict[str, BenchmarkRecord]) -> dict[s
     if not isinstance(line.get("rca"), dict) and ranks:
         service, fault = ranks[0]
         line["rca"] = {"service": service, **({"fault_type": fault} if fault else {})}
-    record = records.get(str(line.get("incident_id")))
+    record = records.get(str(_key(line)))
     rca = line.get("rca")
     line["plan"] = None
     if record is not None and isinstance(rca, dict):
@@ -97,11 +98,16 @@ def _mapped(line: dict[str, Any], records: dict[str, BenchmarkRecord]) -> dict[s
     return line
 
 
+def _key(line: dict[str, Any]) -> object:
+    """The id a line names: ``incident_id``, else ``case_id`` (as the predictions reader)."""
+    return line.get("incident_id", line.get("case_id"))
+
+
 def mapped_file(path: Path, records: Sequence[BenchmarkRecord]) -> tuple[PredictionFile, Ranked]:
     """The file with mapper plans (parsed like any predictions file) and its AC@k."""
     by_id = {r.incident_id: r for r in records} | {r.case_id: r for r in records if r.case_id}
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path)  # the reader's checks: no /dev/zero, no endless pipe
     except OSError as error:
         raise DataError(f"{path}: cannot read ({error.strerror or error})") from None
     lines: list[bytes] = []
@@ -117,7 +123,7 @@ def mapped_file(path: Path, records: Sequence[BenchmarkRecord]) -> tuple[Predict
         if not isinstance(value, dict):
             lines.append(chunk)
             continue
-        case = str(value.get("incident_id"))
+        case = str(_key(value))
         record = by_id.get(case)
         if record is not None and record.incident_id not in seen:
             seen.add(record.incident_id)

@@ -36,6 +36,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -208,24 +209,24 @@ _HEAD = 4096
 """Bytes looked at for binary content before parsing: JSON text never holds a raw NUL."""
 
 
-def read_predictions(path: Path) -> PredictionFile:
-    """Parse the predictions file at ``path``.
+_FIX = 'write UTF-8 JSON Lines: one {"incident_id": ..., "rca": ..., "plan": ...} per line'
 
-    DataError when it cannot be opened or is not a predictions file at all (see module
-    doc); bad lines in a real predictions file are issues, never errors."""
-    fix = 'write UTF-8 JSON Lines: one {"incident_id": ..., "rca": ..., "plan": ...} per line'
+
+@contextmanager
+def _opened(path: Path) -> Iterator[IO[bytes]]:
+    """``path`` open for reading, refused (DataError) when missing or not text at all."""
     try:
         with path.open("rb") as stream:
             head = stream.peek(_HEAD)[:_HEAD]  # peek, not seek: a pipe cannot rewind
             for magic, what in _MAGIC.items():
                 if head.startswith(magic):
-                    raise DataError(f"{path}: is {what}, not a predictions file ({fix})")
+                    raise DataError(f"{path}: is {what}, not a predictions file ({_FIX})")
             if b"\x00" in head:
                 raise DataError(
                     f"{path}: holds binary data (NUL bytes in its first {len(head)} bytes; "
-                    f"UTF-16 text has them too), not a predictions file ({fix})"
+                    f"UTF-16 text has them too), not a predictions file ({_FIX})"
                 )
-            parsed = parse_stream(stream, source=str(path))
+            yield stream
     except FileNotFoundError:
         raise DataError(f"{path}: predictions file not found (check the path)") from None
     except IsADirectoryError:
@@ -234,14 +235,42 @@ def read_predictions(path: Path) -> PredictionFile:
         ) from None
     except PermissionError:
         raise DataError(f"{path}: cannot read predictions file (check its permissions)") from None
+
+
+def _refuse_oversized(path: Path, why: str) -> DataError:
+    return DataError(
+        f"{path}: {why}, more than a predictions file holds (one line per incident of the "
+        "dataset; keep evidence short)"
+    )
+
+
+def read_predictions(path: Path) -> PredictionFile:
+    """Parse the predictions file at ``path``.
+
+    DataError when it cannot be opened or is not a predictions file at all (see module
+    doc); bad lines in a real predictions file are issues, never errors."""
+    with _opened(path) as stream:
+        parsed = parse_stream(stream, source=str(path))
     if parsed.stopped:
-        raise DataError(
-            f"{path}: {parsed.stopped}, more than a predictions file holds (one line per "
-            "incident of the dataset; keep evidence short)"
-        )
+        raise _refuse_oversized(path, parsed.stopped)
     if parsed.answering == 0:
         raise DataError(f"{path}: {_not_predictions(parsed)}")
     return parsed
+
+
+def read_bounded(path: Path) -> bytes:
+    """The bytes of a predictions-like file (without a leading BOM), under the reader's
+    checks and bounds, for a caller that rewrites lines before parsing them (``--mapper``).
+
+    Refuses (DataError) what :func:`read_predictions` refuses before parsing: a missing,
+    binary or oversized file (``MAX_FILE_BYTES``, ``MAX_LINES``)."""
+    with _opened(path) as stream:
+        data = stream.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise _refuse_oversized(path, f"more than {MAX_FILE_BYTES >> 20} MiB")
+    if data.count(b"\n") > MAX_LINES:
+        raise _refuse_oversized(path, f"more than {MAX_LINES} lines")
+    return data.removeprefix(BOM)
 
 
 def _not_predictions(parsed: PredictionFile) -> str:
