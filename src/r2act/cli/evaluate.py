@@ -1,8 +1,11 @@
 """``r2act evaluate`` and ``r2act compare``: score prediction files offline against a dataset.
 
 Thin: find and validate the dataset, parse the files, call :mod:`r2act.evaluation`, print
-and write. Bad lines in a predictions file are warnings (exit 0); only unusable input (a
-missing file, no or an invalid dataset, a bad fold) is an error (exit 2).
+and write. Bad lines in a predictions file are warnings (exit 0), printed with their line
+numbers before the tables together with the integrity warnings (unknown and missing ids),
+so they are read before the numbers they qualify. Unusable input (a missing file, no or an
+invalid dataset, a bad fold) is an error (exit 2), and so is a file that covers none of the
+incidents: its zeros would read as a score when they mean a wrong ``--dataset`` or wrong ids.
 
 Scoring needs only the records and the folds, so the dataset is checked with
 ``validate(quick=True)`` (checksums of every file, records, folds, trail, Croissant) and
@@ -26,7 +29,12 @@ from r2act.cli.app import app, console, console_err, table_console
 from r2act.errors import DataError
 
 if TYPE_CHECKING:
+    from r2act.evaluation import PredictionFile
+    from r2act.evaluation.report import EvaluationReport, MethodReport, WarningEntry
     from r2act.schema import BenchmarkRecord
+
+SHOWN_ISSUES = 5
+"""Parse issues printed one by one per file (all are in --json)."""
 
 
 class Stratification(StrEnum):
@@ -185,7 +193,10 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
 
     Every rate is over all incidents (missing predictions score 0), with a 95% bootstrap
     interval (Wilson's below 5 incidents). The metrics are defined in the glossary of the
-    --markdown report and of the README.
+    --markdown report and of the README. Bad lines (the first few with their line numbers)
+    and unknown or missing ids are printed before the tables. Exit code 0 when scored, 2 on
+    bad input, including a file that covers none of the incidents (a wrong --dataset or
+    wrong ids).
 
     Example: [bold]r2act evaluate rule.jsonl rag.jsonl --latex t.tex --plot fig.pdf[/]
     """
@@ -210,12 +221,14 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
             replicates=replicates,
         )
     out = table_console()
+    for method in report.methods:  # parse issues and warnings first, even with --no-details
+        out.print(tables.notes(method))
+    _print_warnings(report.warnings)
+    _refuse_uncovered(report)
     out.print(tables.methods_table(report, width=out.width))
-    for method in report.methods:  # parse issues and warnings show even with --no-details
-        out.print(tables.details(method, width=out.width) if details else tables.notes(method))
-    for warning in report.warnings:
-        console.print(f"[yellow]warning:[/] {warning.code}: ", end="")
-        console.print(warning.message, markup=False, highlight=False)
+    if details:
+        for method in report.methods:
+            out.print(tables.details(_without_notes(method), width=out.width))
     print_extras(out, report, predictions, [r for _, r in mapped])  # r2act.agents (issue 14)
     _write_all(
         [
@@ -255,7 +268,8 @@ def compare(  # noqa: PLR0917 - typer maps parameters to options
     """Paired per-stratum differences A − B with CIs, won/tied/lost and the worst stratum.
 
     A stratum of fewer than 5 incidents gets Newcombe's paired interval and is never
-    reported as a difference whose CI excludes 0.
+    reported as a difference whose CI excludes 0. Bad lines and id warnings are printed
+    first; exit code 2 on bad input, including a file that covers none of the incidents.
 
     Example: [bold]r2act compare rag.jsonl rule.jsonl --by service --csv cmp.csv[/]
     """
@@ -276,12 +290,13 @@ def compare(  # noqa: PLR0917 - typer maps parameters to options
             replicates=replicates,
             dataset_ids=population.dataset_ids,
         )
-    console.print(tables.comparison_table(result))
     for file in (file_a, file_b):
-        if file.counts:
-            count = sum(file.counts.values())
-            console_err.print(f"[yellow]warning:[/] {count} parse issue(s) in ", end="")
-            console_err.print(file.source, markup=False, highlight=False)
+        _print_issues(file)
+    _print_warnings(result.warnings)
+    for side in (result.a, result.b):
+        if side.coverage == 0:
+            raise DataError(_uncovered(side.source, result.incidents, population.label, fold))
+    console.print(tables.comparison_table(result.model_copy(update={"warnings": []})))
     _write_all(
         [
             (json_out, lambda: result.model_dump_json(indent=2)),
@@ -289,4 +304,52 @@ def compare(  # noqa: PLR0917 - typer maps parameters to options
             (csv_out, lambda: paper.comparison_csv(result)),
             (latex_out, lambda: paper.comparison_latex(result)),
         ]
+    )
+
+
+def _print_warnings(warnings: list[WarningEntry]) -> None:
+    for warning in warnings:
+        console.print(f"[yellow]warning:[/] {warning.code}: ", end="")
+        console.print(warning.message, markup=False, highlight=False)
+
+
+def _print_issues(file: PredictionFile) -> None:
+    """A file's parse issues: counts per kind, then the first few with their line numbers."""
+    if not file.counts:
+        return
+    kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(file.counts.items()))
+    console.print("[yellow]parse issues[/] in ", end="")
+    console.print(f"{file.source}: {kinds}", markup=False, highlight=False)
+    for issue in file.issues[:SHOWN_ISSUES]:
+        console.print(
+            f"  line {issue.line}: {issue.kind.value}: {issue.message}",
+            markup=False,
+            highlight=False,
+        )
+    if sum(file.counts.values()) > SHOWN_ISSUES:
+        console.print(f"  ... and {sum(file.counts.values()) - SHOWN_ISSUES} more", markup=False)
+
+
+def _without_notes(method: MethodReport) -> MethodReport:
+    """``method`` for the breakdown tables: its notes were printed before the tables."""
+    parse = method.parse.model_copy(update={"issues_by_kind": {}, "issues": []})
+    return method.model_copy(update={"parse": parse, "warnings": []})
+
+
+def _refuse_uncovered(report: EvaluationReport) -> None:
+    """A file that covers no incident is refused (exit 2): its zeros are not a score."""
+    for method in report.methods:
+        if method.metrics["covered"].value == 0:
+            raise DataError(
+                _uncovered(method.source, report.incidents, report.dataset, report.fold)
+            )
+
+
+def _uncovered(source: str, incidents: int, dataset: str, fold: int | None) -> str:
+    where = dataset + ("" if fold is None else f" fold {fold}")
+    return (
+        f"{source}: covers none of the {incidents} incidents of {where}, so there is "
+        "nothing to score (the warnings above say why); pass the --dataset it was made "
+        "for, or key its lines by the incident ids or the case ids of that dataset's "
+        "cases.parquet"
     )
