@@ -65,16 +65,18 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
     incidents than its quota (judged by the quality gate's per-incident checks) takes as
     many of its spares as it lacks, and a full cell takes none. With --shard, each shard
     does this for its own share of every cell. Resumable: rerunning skips complete
-    incidents, retries the others and continues the rounds. Exit code 0 when every incident
-    it collected is complete, 1 when some failed (each failure is in its journal),
-    2 on bad input, 128+N when stopped by signal N.
+    incidents, retries the others and continues the rounds. Written to a file or a pipe, it
+    prints plain progress lines (done/total, time left) at most every 15 s instead of a bar,
+    and always its header and summary. Exit code 0 when every incident it collected is
+    complete, 1 when some failed (each failure is in its journal), 2 on bad input, 128+N
+    when stopped by signal N.
 
     Examples: [bold]r2act collect campaigns/smoke.yaml[/]
 
     [bold]r2act collect campaigns/r2act-302.yaml --shard 2/3 --out runs/shard-2[/]
     """
     from r2act.campaigns.lanes import has_lanes
-    from r2act.cli._progress import RichObserver
+    from r2act.cli._progress import PlainObserver, RichObserver
     from r2act.collector import collect as run_collect
     from r2act.collector import default_run_dir, plan_collection
     from r2act.collector.merge import claim_shard, refuse_shard_record
@@ -100,12 +102,14 @@ def collect(  # noqa: PLR0917 - typer maps parameters to options
         refuse_shard_record(run_dir)
     else:
         claim_shard(run_dir, record)
+    _print_header(plan, run_dir)
     if has_lanes(plan.manifest.target):
         summary = _collect_lanes(plan, run_dir, resume_run=resume_run, force=force, quiet=quiet)
     elif quiet:
         summary = run_collect(plan, run_dir, resume_run=resume_run, force=force)
     else:
-        with RichObserver(console) as observer:
+        observer = RichObserver(console) if console.is_terminal else PlainObserver(console)
+        with observer:
             summary = run_collect(
                 plan, run_dir, resume_run=resume_run, force=force, observer=observer
             )
@@ -263,6 +267,7 @@ def _collect_lanes(
     """Every lane at once (``collector.lanes``), one line of progress per lane."""
     from r2act.campaigns.estimate import format_duration
     from r2act.cli._lane_progress import LanesProgress
+    from r2act.cli._progress import PlainLanesObserver
     from r2act.collector.lanes import NullLanesObserver, collect_lanes
 
     if quiet:
@@ -270,7 +275,9 @@ def _collect_lanes(
             plan, run_dir, resume_run=resume_run, force=force, observer=NullLanesObserver()
         )
     else:
-        with LanesProgress(console) as observer:
+        terminal = console.is_terminal
+        observer = LanesProgress(console) if terminal else PlainLanesObserver(console)
+        with observer:
             done = collect_lanes(
                 plan, run_dir, resume_run=resume_run, force=force, observer=observer
             )
@@ -288,6 +295,19 @@ def _collect_lanes(
             highlight=False,
         )
     return done.summary
+
+
+def _print_header(plan: CollectionPlan, run_dir: Path) -> None:
+    """The first line of every collect, before any work: what goes where (also in a log)."""
+    from r2act.campaigns import SimTarget
+
+    target = plan.manifest.target
+    where = target.name if isinstance(target, SimTarget) else f"{target.context}/{target.namespace}"
+    console.print(
+        f"collect {plan.manifest.name}: {len(plan.items)} planned incidents into {run_dir} "
+        f"(target {target.kind} {where})",
+        highlight=False,
+    )
 
 
 def _print_dry_run(plan: CollectionPlan, run_dir: Path) -> None:

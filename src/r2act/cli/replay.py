@@ -234,10 +234,11 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
     )
 
     from r2act import datasets
+    from r2act.cli._progress import PlainProgress
     from r2act.collector import ledger
     from r2act.collector.cleanup import describe_target, notices
     from r2act.evaluation.predictions import read_predictions
-    from r2act.replay import ReplaySettings, run_replay, summarize, to_markdown
+    from r2act.replay import ReplayOutcome, ReplaySettings, run_replay, summarize, to_markdown
     from r2act.replay.report import ttr_text
     from r2act.replay.run import write_report_files
 
@@ -269,6 +270,14 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
         book = ledger.Ledger(
             out_dir, "replay", describe_target(target_model, cluster, out_dir), run_id
         )
+        # without a terminal (a log, a CI job) plain lines at a bounded rate, not a bar
+        plain = (
+            None
+            if quiet or console.is_terminal
+            else PlainProgress(console, "replay", noun="predictions")
+        )
+        if plain is not None:
+            plain.start(len(todo), 0)
         try:
             with Progress(
                 TextColumn("[bold]replay[/] {task.description}"),
@@ -280,6 +289,17 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
                 transient=True,
             ) as progress:
                 task = progress.add_task("", total=len(todo))
+
+                def started(incident: str) -> None:
+                    progress.update(task, description=incident)
+                    if plain is not None:
+                        plain.working(incident)
+
+                def judged(outcome: ReplayOutcome) -> None:
+                    progress.advance(task)
+                    if plain is not None:
+                        plain.finished(outcome.status == "error")
+
                 run = run_replay(
                     cluster,
                     by_id,
@@ -287,8 +307,8 @@ def replay(  # noqa: PLR0917 - typer maps parameters to options
                     out_dir,
                     settings,
                     only=only,
-                    on_start=lambda incident: progress.update(task, description=incident),
-                    on_outcome=lambda _o: progress.advance(task),
+                    on_start=started,
+                    on_outcome=judged,
                     ledger=book,
                     identity=_identity(directory, cluster),
                 )
