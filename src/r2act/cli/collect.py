@@ -304,8 +304,8 @@ def _print_header(plan: CollectionPlan, run_dir: Path) -> None:
     target = plan.manifest.target
     where = target.name if isinstance(target, SimTarget) else f"{target.context}/{target.namespace}"
     console.print(
-        f"collect {plan.manifest.name}: {len(plan.items)} planned incidents into {run_dir} "
-        f"(target {target.kind} {where})",
+        f"collect {plan.manifest.name}: {len(plan.items)} incidents in the plan, into "
+        f"{run_dir} (target {target.kind} {where})",
         highlight=False,
     )
 
