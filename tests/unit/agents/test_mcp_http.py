@@ -50,7 +50,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def _serve(dataset: Path, out: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def _serve(
+    dataset: Path, out: Path, *extra: str, env: dict[str, str] | None = None
+) -> Iterator[str]:
     port = _free_port()
     argv = [sys.executable, "-m", "r2act", "mcp", "serve", "--dataset", str(dataset),
             "--out", str(out), "--transport", "http", "--port", str(port), *extra]  # fmt: skip
@@ -86,7 +88,7 @@ def _text(result: Any) -> str:
 
 def _post(url: str, headers: dict[str, str]) -> int:
     """Status of an initialize POST sent with exactly these extra headers."""
-    host, port = url.split("//")[1].split("/")[0].split(":")
+    host, port = url.split("//")[1].split("/", maxsplit=1)[0].split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=10)
     body = json.dumps(INIT)
     base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -232,7 +234,7 @@ def test_advertised_schemas_state_what_is_enforced(smoke_dataset: Path, tmp_path
 
     async def drive(url: str) -> None:
         async with Client(url, mode="legacy") as client:
-            init = client.session._initialize_result  # noqa: SLF001 - what the server said
+            init = client.session._initialize_result
             seen["version"] = init.server_info.version if init else None
             seen["tools"] = {t.name: t.input_schema for t in (await client.list_tools()).tools}
             cases = await _first_case(client)
@@ -277,7 +279,9 @@ def test_serve_refuses_an_edited_dataset(
     logs.write_bytes(logs.read_bytes()[:-16] + b"\0" * 16)
     argv = [sys.executable, "-m", "r2act", "mcp", "serve", "--dataset", str(copy),
             "--transport", transport, "--port", str(_free_port())]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        argv, capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL
+    )
     assert done.returncode == 2, done.stderr
     assert "observations/logs.parquet" in done.stderr and "--no-verify" in done.stderr
     assert done.stderr.count("\n") == 1
