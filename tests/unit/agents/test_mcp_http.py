@@ -285,3 +285,52 @@ def test_serve_refuses_an_edited_dataset(
     assert done.returncode == 2, done.stderr
     assert "observations/logs.parquet" in done.stderr and "--no-verify" in done.stderr
     assert done.stderr.count("\n") == 1
+
+
+def test_budgets_are_per_session(smoke_dataset: Path, tmp_path: Path) -> None:
+    seen: list[tuple[str, bool, str]] = []
+
+    async def drive(url: str) -> None:
+        async with Client(url, mode="legacy") as a, Client(url, mode="legacy") as b:
+            cases = await _first_case(a)
+            await a.call_tool("select_case", {"case_id": cases[0]})
+            await b.call_tool("select_case", {"case_id": cases[0]})
+            for name, client in (("a", a), ("a", a), ("a", a), ("b", b)):
+                result = await client.call_tool("topology", {})
+                seen.append((name, result.is_error, _text(result)[:90]))
+            done = await a.call_tool("submit", {"plan": None})  # submit is never budgeted
+            seen.append(("a", done.is_error, _text(done)))
+
+    with _serve(smoke_dataset, tmp_path / "p.jsonl", "--max-calls", "2") as url:
+        anyio.run(drive, url)
+    assert [e for _, e, _ in seen] == [False, False, True, False, False], seen
+    assert "budget of 2 tool calls" in seen[2][2]
+
+
+def test_a_call_past_its_time_limit_answers_an_error_and_others_go_on() -> None:
+    from mcp.server.mcpserver.exceptions import ToolError as McpToolError
+
+    from r2act.agents.mcp_server import _bounded
+
+    results: dict[str, Any] = {}
+
+    async def slow() -> None:
+        try:
+            await _bounded(lambda: time.sleep(3) or "late", 0.5, "metrics")  # type: ignore[func-returns-value]
+        except McpToolError as error:
+            results["slow"] = (str(error), time.monotonic() - started)
+
+    async def quick() -> None:
+        await anyio.sleep(0.1)
+        results["quick"] = (await _bounded(lambda: "ok", 5, "services"), time.monotonic() - started)
+
+    async def both() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(slow)
+            group.start_soon(quick)
+
+    started = time.monotonic()
+    anyio.run(both)
+    message, when = results["slow"]
+    assert "longer than 0.5 s" in message and when < 2
+    assert results["quick"][0] == "ok" and results["quick"][1] < 0.5
