@@ -167,7 +167,12 @@ def serve(  # noqa: PLR0917 - typer maps parameters to options
     guard = f"bearer token from ${token_env} required" if token else "[yellow]no token[/]"
     console_err.print(
         f"http://{_host_header(host, port)}/mcp; {guard}; accepted Host: "
-        f"{', '.join(security.allowed_hosts)}",
+        f"{', '.join(security.allowed_hosts)}"
+        + (
+            " (clients reaching this machine by another name: add --allow-host NAME:PORT)"
+            if host in {"0.0.0.0", "::"}
+            else ""
+        ),
         highlight=False,
     )
     server.run("streamable-http", host=host, port=port, transport_security=security)
