@@ -82,6 +82,16 @@ def _serve(
             proc.wait()
 
 
+@pytest.fixture(scope="module")
+def served(
+    smoke_dataset: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Path]]:
+    """One default server for the tests that need no options of their own: (URL, --out)."""
+    out = tmp_path_factory.mktemp("served") / "p.jsonl"
+    with _serve(smoke_dataset, out) as url:
+        yield url, out
+
+
 def _text(result: Any) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
 
@@ -109,7 +119,7 @@ async def _first_case(client: Client) -> list[str]:
 
 
 def test_a_pathological_matcher_does_not_hold_up_another_session(
-    smoke_dataset: Path, tmp_path: Path
+    served: tuple[str, Path],
 ) -> None:
     seen: dict[str, Any] = {}
 
@@ -136,19 +146,20 @@ def test_a_pathological_matcher_does_not_hold_up_another_session(
                 group.start_soon(slow, url)
                 group.start_soon(other, url)
 
-    with _serve(smoke_dataset, tmp_path / "p.jsonl") as url:
-        anyio.run(both, url)
+    anyio.run(both, served[0])
     seconds, count = seen["other"]
-    assert count > 5 and seconds < 5, seen
+    # the old server never answered (Python's re backtracked for ever, holding the GIL);
+    # the bound is loose for a loaded machine, the matcher itself takes milliseconds
+    assert count > 5 and seconds < 30, seen
     seconds, is_error, text = seen["slow"]
-    assert seconds < 5 and not is_error, seen
+    assert seconds < 30 and not is_error, seen
     answer = json.loads(text)
     # RE2 semantics, fully anchored: only pods whose name ends in "x" match
     assert all(s["labels"]["pod"].endswith("x") for s in answer["series"])
 
 
-def test_sessions_keep_their_own_case_and_submissions(smoke_dataset: Path, tmp_path: Path) -> None:
-    out = tmp_path / "p.jsonl"
+def test_sessions_keep_their_own_case_and_submissions(served: tuple[str, Path]) -> None:
+    url, out = served
     seen: dict[str, Any] = {}
 
     async def drive(url: str) -> None:
@@ -174,8 +185,7 @@ def test_sessions_keep_their_own_case_and_submissions(smoke_dataset: Path, tmp_p
             )
             seen["c_handle"] = handle
 
-    with _serve(smoke_dataset, out) as url:
-        anyio.run(drive, url)
+    anyio.run(drive, url)
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     cases = seen["cases"]
     assert [line["incident_id"] for line in lines] == cases[:3], seen
@@ -187,15 +197,15 @@ def test_sessions_keep_their_own_case_and_submissions(smoke_dataset: Path, tmp_p
     assert seen["stateless"] == (False, ["phases", "services", "view"])
 
 
-def test_foreign_host_and_origin_are_refused(smoke_dataset: Path, tmp_path: Path) -> None:
-    with _serve(smoke_dataset, tmp_path / "p.jsonl") as url:
-        port = url.split(":")[2].split("/")[0]
-        assert _post(url, {}) == 200
-        assert _post(url, {"Origin": f"http://localhost:{port}"}) == 200
-        assert _post(url, {"Host": "evil.example:80"}) == 421
-        assert _post(url, {"Origin": "http://evil.example"}) == 403
-        # another program on this machine (another local port) is another origin
-        assert _post(url, {"Origin": "http://127.0.0.1:1"}) == 403
+def test_foreign_host_and_origin_are_refused(served: tuple[str, Path]) -> None:
+    url = served[0]
+    port = url.split(":")[2].split("/")[0]
+    assert _post(url, {}) == 200
+    assert _post(url, {"Origin": f"http://localhost:{port}"}) == 200
+    assert _post(url, {"Host": "evil.example:80"}) == 421
+    assert _post(url, {"Origin": "http://evil.example"}) == 403
+    # another program on this machine (another local port) is another origin
+    assert _post(url, {"Origin": "http://127.0.0.1:1"}) == 403
 
 
 def test_off_loopback_needs_a_token_and_the_token_is_checked(
@@ -229,7 +239,7 @@ def test_off_loopback_needs_a_token_and_the_token_is_checked(
     assert seen["cases"] > 5
 
 
-def test_advertised_schemas_state_what_is_enforced(smoke_dataset: Path, tmp_path: Path) -> None:
+def test_advertised_schemas_state_what_is_enforced(served: tuple[str, Path]) -> None:
     seen: dict[str, Any] = {}
 
     async def drive(url: str) -> None:
@@ -243,8 +253,7 @@ def test_advertised_schemas_state_what_is_enforced(smoke_dataset: Path, tmp_path
             long = await client.call_tool("events", {"reason": "x" * 129})
             seen["refused"] = (big.is_error, long.is_error)
 
-    with _serve(smoke_dataset, tmp_path / "p.jsonl") as url:
-        anyio.run(drive, url)
+    anyio.run(drive, served[0])
     assert seen["version"] == __version__
     tools = seen["tools"]
     limit = next(a for a in tools["logs"]["properties"]["limit"]["anyOf"] if a["type"] != "null")
