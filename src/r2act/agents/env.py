@@ -16,12 +16,13 @@ import json
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import re2
 from pydantic import ValidationError
 
 from r2act.agents.cases import CaseInputs
@@ -41,6 +42,33 @@ class ToolError(ValueError):
     """A question the environment cannot answer as asked; the message says how to ask."""
 
 
+def _re2_options() -> Any:
+    options = re2.Options()
+    options.log_errors = False  # a bad pattern is the agent's error, answered, not logged
+    options.dot_nl = True  # Prometheus 3: "." in a label regex matches a newline too
+    options.max_mem = 8 << 20  # bounds the compiled program; a larger one is refused
+    return options
+
+
+_RE2 = _re2_options()
+
+
+def label_regex(value: str) -> Any:
+    """``value`` compiled as Prometheus compiles a label regex: RE2 syntax, fully anchored.
+
+    RE2 matches in time linear in the input whatever the pattern, so a pathological
+    matcher such as ``(.*.*)*x`` costs what a plain one costs (Python's ``re`` backtracks
+    on it for ever). Patterns RE2 does not accept (backreferences, lookarounds) are
+    refused, as Prometheus refuses them.
+    """
+    try:
+        return re2.compile(value, _RE2)
+    except re2.error as error:
+        reason = error.args[0] if error.args else error
+        text = reason.decode(errors="replace") if isinstance(reason, bytes) else str(reason)
+        raise ToolError(f"metric selector: bad regex {value[:80]!r} ({text})") from None
+
+
 @dataclass(frozen=True)
 class Matcher:
     """One label matcher of a metric selector: ``label op "value"``."""
@@ -48,6 +76,8 @@ class Matcher:
     label: str
     op: str
     value: str
+    pattern: Any = field(default=None, compare=False, repr=False)
+    """The compiled RE2 program of ``=~`` and ``!~`` (built by :func:`parse_selector`)."""
 
     def keep(self, labels: dict[str, str]) -> bool:
         """True when ``labels`` pass this matcher (a missing label reads as '')."""
@@ -56,7 +86,8 @@ class Matcher:
             return have == self.value
         if self.op == "!=":
             return have != self.value
-        matched = re.fullmatch(self.value, have) is not None
+        pattern = self.pattern if self.pattern is not None else label_regex(self.value)
+        matched = pattern.fullmatch(have) is not None
         return matched if self.op == "=~" else not matched
 
 
@@ -82,12 +113,8 @@ def parse_selector(selector: str) -> tuple[str, list[Matcher]]:
                 f"{body[position:][:30]!r}"
             )
         label, op, value = step.groups()
-        if op in {"=~", "!~"}:
-            try:
-                re.compile(value)
-            except re.error as error:
-                raise ToolError(f"metric selector: bad regex {value!r} ({error})") from None
-        matchers.append(Matcher(label, op, value))
+        pattern = label_regex(value) if op in {"=~", "!~"} else None
+        matchers.append(Matcher(label, op, value, pattern))
         position = step.end()
     return name, matchers
 

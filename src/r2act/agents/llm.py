@@ -15,7 +15,15 @@ off so each attempt is visible in the trajectory. What a case ends as:
 - a *method* failure (``malformed_answer``, ``no_answer``): the model answered but not
   usefully; an abstaining line is written, since rerunning would not change the method;
 - an *infrastructure* failure (``rate_limited``, ``server_error``, ``timeout``,
-  ``connection``, ``api_error``): no line is written, so a resumed run tries it again.
+  ``connection``, ``bad_reply``, ``reply_too_large``, ``api_error``): no line is written,
+  so a resumed run tries it again.
+
+A reply is untrusted input. Its body is read as a stream under a total deadline (the
+``timeout`` bounds the whole call, not each read, so a slow drip ends) and a size cap, then
+parsed and checked here: invalid JSON, an HTML page, ``choices`` empty or null are a
+``bad_reply`` attempt, retried like a 5xx, never a crash. What trajectories keep of a reply
+or of tool arguments is cut at :data:`MAX_STORED_CHARS` with a note, and tool arguments
+beyond :data:`MAX_TOOL_ARGS_CHARS` are refused to the model as a tool error.
 """
 
 from __future__ import annotations
@@ -55,6 +63,13 @@ from r2act.schema import FaultType, Operation
 
 if TYPE_CHECKING:
     from openai import OpenAI
+
+MAX_REPLY_BYTES = 8 << 20
+"""A reply body larger than this is refused (``reply_too_large``); chat replies are KBs."""
+MAX_STORED_CHARS = 20_000
+"""Reply text and tool arguments kept in a trajectory step; the rest is cut with a note."""
+MAX_TOOL_ARGS_CHARS = 64 << 10
+"""Tool arguments longer than this are refused (every tool's arguments are short)."""
 
 SYSTEM_PROMPT = (
     "You are an SRE diagnosing one incident in a Kubernetes microservice system from its "
@@ -104,11 +119,13 @@ class LlmSettings:
     digest_tokens: int = DEFAULT_BUDGET
     max_tokens: int | None = 2048
     price: Price | None = None
+    method_name: str | None = None
+    max_reply_bytes: int = MAX_REPLY_BYTES
 
     @property
     def method(self) -> str:
-        """The method name written into predictions."""
-        return f"llm:{self.model}[{self.mode}]"
+        """The method name written into predictions (``--method``, else from the model)."""
+        return self.method_name or f"llm:{self.model}[{self.mode}]"
 
 
 class _CallFailedError(Exception):
@@ -119,9 +136,19 @@ class _CallFailedError(Exception):
         self.kind = kind
 
 
+class _ReplyError(Exception):
+    """One attempt's reply was unusable (``kind``: bad_reply, reply_too_large, timeout)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
 def _failure_kind(error: BaseException) -> str:
     import openai
 
+    if isinstance(error, _ReplyError):
+        return error.kind
     if isinstance(error, openai.RateLimitError):
         return "rate_limited"
     if isinstance(error, openai.InternalServerError):
@@ -136,9 +163,69 @@ def _failure_kind(error: BaseException) -> str:
 def _transient(error: BaseException) -> bool:
     import openai
 
+    if isinstance(error, _ReplyError):
+        return True
     if isinstance(error, openai.APIStatusError):
         return error.status_code == 429 or error.status_code >= 500
     return isinstance(error, openai.APIConnectionError)  # includes timeouts
+
+
+def describe(error: BaseException) -> str:
+    """The error and its root cause on one line (``Connection error.`` alone says nothing)."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    cause = error.__cause__ or error.__context__
+    seen = 0
+    while cause is not None and seen < 5:
+        more = " ".join(str(cause).split()) or type(cause).__name__
+        if more not in text:
+            text = f"{text} ({type(cause).__name__}: {more})"
+        cause, seen = cause.__cause__ or cause.__context__, seen + 1
+    return text[:300]
+
+
+def _stored(text: str | None) -> tuple[str, dict[str, Any]]:
+    """``text`` as a trajectory keeps it: cut at MAX_STORED_CHARS, with a note when cut."""
+    text = text or ""
+    if len(text) <= MAX_STORED_CHARS:
+        return text, {}
+    return text[:MAX_STORED_CHARS], {
+        "truncated": f"{len(text)} characters, first {MAX_STORED_CHARS} kept"
+    }
+
+
+def _completion(body: bytes, content_type: str) -> Any:
+    """A chat completion from a reply body; _ReplyError naming what is wrong with it."""
+    from openai.types.chat import ChatCompletion
+    from pydantic import ValidationError
+
+    try:
+        value = json.loads(body)
+    except ValueError:
+        start = body[:80].decode("utf-8", errors="replace")
+        raise _ReplyError(
+            "bad_reply",
+            f"the reply is not JSON (content-type {content_type or 'none'}): {start!r}",
+        ) from None
+    if not isinstance(value, dict):
+        raise _ReplyError("bad_reply", f"the reply is a JSON {type(value).__name__}, not an object")
+    choices = value.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise _ReplyError(
+            "bad_reply", f"the reply has no choices (choices: {json.dumps(choices)[:40]})"
+        )
+    if not isinstance(choices[0], dict) or not isinstance(choices[0].get("message"), dict):
+        raise _ReplyError("bad_reply", "the reply's first choice has no message object")
+    # OpenAI-compatible servers omit bookkeeping fields now and then; they are not the answer
+    value = {"id": "", "created": 0, "model": "", "object": "chat.completion", **value}
+    value["choices"] = [{"index": 0, "finish_reason": "stop", **choices[0]}]
+    try:
+        return ChatCompletion.model_validate(value)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "reply"
+        raise _ReplyError(
+            "bad_reply", f"the reply is malformed at {where}: {first['msg']}"
+        ) from None
 
 
 def _now() -> str:
@@ -185,6 +272,13 @@ class LlmAgent:
         )
         self._structured = True
         self._lock = threading.Lock()
+        self.last_error = ""
+        """The last call failure, as ``kind: cause`` (what a stopped run reports)."""
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL every call goes to."""
+        return self.settings.base_url
 
     @property
     def method(self) -> str:
@@ -215,31 +309,49 @@ class LlmAgent:
         try:
             for attempt in retrying:
                 with attempt:
-                    completions: Any = self.client.chat.completions
-                    response = completions.create(
-                        model=self.settings.model,
-                        messages=messages,
-                        **(
-                            {"max_tokens": self.settings.max_tokens}
-                            if self.settings.max_tokens
-                            else {}
-                        ),
-                        **extra,
-                    )
+                    response = self._once(messages, extra)
         except Exception as error:
             import openai
 
-            if not isinstance(error, openai.OpenAIError):
+            if not isinstance(error, openai.OpenAIError | _ReplyError):
                 raise
-            errors.append(f"{_failure_kind(error)}: {str(error)[:200]}")
+            errors.append(f"{_failure_kind(error)}: {describe(error)[:200]}")
             state.attempts.extend(errors)
-            raise _CallFailedError(_failure_kind(error), str(error)[:300]) from error
+            self.last_error = f"{_failure_kind(error)}: {describe(error)}"
+            raise _CallFailedError(_failure_kind(error), describe(error)) from error
         finally:
             state.model_s += time.perf_counter() - started
             state.model_cpu_s += time.thread_time() - cpu
             state.calls += 1
         state.attempts.extend(errors)
         return _Reply(response, time.perf_counter() - started, errors)
+
+    def _once(self, messages: list[dict[str, Any]], extra: dict[str, Any]) -> Any:
+        """One attempt: the body streamed under the call's deadline and size cap, then checked."""
+        deadline = time.monotonic() + self.settings.timeout_s
+        limit = self.settings.max_reply_bytes
+        completions: Any = self.client.chat.completions
+        tokens = {"max_tokens": self.settings.max_tokens} if self.settings.max_tokens else {}
+        with completions.with_streaming_response.create(
+            model=self.settings.model, messages=messages, **tokens, **extra
+        ) as raw:
+            content_type = str(raw.headers.get("content-type", ""))
+            declared = raw.headers.get("content-length")
+            if declared is not None and declared.isdigit() and int(declared) > limit:
+                raise _ReplyError(
+                    "reply_too_large", f"the reply declares {declared} bytes (cap {limit})"
+                )
+            body = bytearray()
+            for chunk in raw.iter_bytes():
+                body += chunk
+                if len(body) > limit:
+                    raise _ReplyError("reply_too_large", f"the reply exceeds {limit} bytes")
+                if time.monotonic() > deadline:
+                    raise _ReplyError(
+                        "timeout",
+                        f"the reply took longer than {self.settings.timeout_s:g} s in total",
+                    )
+        return _completion(bytes(body), content_type)
 
     def _metrics(self, reply: _Reply) -> Metrics:
         usage = getattr(reply.response, "usage", None)
@@ -262,9 +374,10 @@ class LlmAgent:
         tool_calls: list[ToolCall] | None = None,
         results: list[ObservationResult] | None = None,
     ) -> None:
+        text, cut = _stored(reply.message.content)
         state.trajectory.add(
             "agent",
-            reply.message.content or "",
+            text,
             timestamp=_now(),
             model_name=getattr(reply.response, "model", None) or self.settings.model,
             tool_calls=tool_calls,
@@ -274,6 +387,7 @@ class LlmAgent:
                 "latency_s": round(reply.latency_s, 6),
                 "retries": reply.retries,
                 "finish_reason": reply.response.choices[0].finish_reason,
+                **cut,
             },
         )
 
@@ -387,7 +501,7 @@ class LlmAgent:
                 extra["tool_choice"] = {"type": "function", "function": {"name": "submit"}}
             reply = self._create(state, messages, **extra)
             message = reply.message
-            calls = list(message.tool_calls or [])
+            calls = [c for c in message.tool_calls or [] if getattr(c, "function", None)]
             if not calls:
                 self._record(state, reply)
                 answer, _ = parse_answer(message.content)
@@ -402,6 +516,9 @@ class LlmAgent:
                 ]
                 state.trajectory.add("user", nudge, timestamp=_now())
                 continue
+            oversized = {
+                c.id for c in calls if len(c.function.arguments or "") > MAX_TOOL_ARGS_CHARS
+            }
             messages.append(
                 {
                     "role": "assistant",
@@ -412,7 +529,8 @@ class LlmAgent:
                             "type": "function",
                             "function": {
                                 "name": c.function.name,
-                                "arguments": c.function.arguments,
+                                # an oversized argument string is not sent back to the model
+                                "arguments": "{}" if c.id in oversized else c.function.arguments,
                             },
                         }
                         for c in calls
@@ -421,16 +539,23 @@ class LlmAgent:
             )
             records, results = [], []
             for c in calls:
-                content, _error = call_tool(env, c.function.name, c.function.arguments)
+                if c.id in oversized:
+                    size = len(c.function.arguments or "")
+                    content = json.dumps(
+                        {"error": f"arguments of {size} characters refused (at most "
+                                  f"{MAX_TOOL_ARGS_CHARS}); ask with shorter arguments"}
+                    )  # fmt: skip
+                else:
+                    content, _error = call_tool(env, c.function.name, c.function.arguments)
                 messages.append({"role": "tool", "tool_call_id": c.id, "content": content})
                 records.append(
                     ToolCall(
                         tool_call_id=c.id,
-                        function_name=c.function.name,
+                        function_name=c.function.name[:200],
                         arguments=_args(c.function.arguments),
                     )
                 )
-                results.append(ObservationResult(source_call_id=c.id, content=content))
+                results.append(ObservationResult(source_call_id=c.id, content=_stored(content)[0]))
             self._record(state, reply, records, results)
             if env.submission is not None:
                 answer, _ = validate_answer(
@@ -443,8 +568,12 @@ class LlmAgent:
 
 
 def _args(raw: str | None) -> dict[str, Any]:
+    """Tool arguments as a trajectory keeps them (oversized ones cut, with a note)."""
+    raw = raw or "{}"
+    if len(raw) > MAX_STORED_CHARS:
+        return {"_unparsed": raw[:2000], "_note": f"{len(raw)} characters, first 2000 kept"}
     try:
-        value = json.loads(raw or "{}")
+        value = json.loads(raw)
     except json.JSONDecodeError:
-        return {"_unparsed": (raw or "")[:2000]}
+        return {"_unparsed": raw[:2000]}
     return value if isinstance(value, dict) else {"_value": value}

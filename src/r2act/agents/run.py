@@ -5,6 +5,11 @@ run loses at most the case in flight and a rerun with the same ``--out`` skips e
 that already has a line (resume). A half-written last line (a crash mid-write) is cut off
 before appending. Cases run on ``concurrency`` threads; the model calls dominate, and
 reading a case's tables is serialised because one Parquet reader is shared.
+
+A dead endpoint should not cost a whole run's retries: after ``stop_after`` cases in a row
+end in an infrastructure failure (no line written), no further case is started, the cases
+in flight finish, and the report says why it stopped (the solver's ``endpoint`` and last
+error when it has them). Every finished case is on disk, so a rerun resumes.
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ class RunReport:
     ran: int
     written: int
     summary: dict[str, Any]
+    stopped: str | None = None
+    """Why the run stopped early (consecutive infrastructure failures), else None."""
 
 
 def finished_ids(out: Path) -> set[str]:
@@ -87,6 +94,7 @@ def run_cases(
     only: list[str] | None = None,
     concurrency: int = 1,
     progress: Callable[[CaseResult], None] | None = None,
+    stop_after: int | None = None,
 ) -> RunReport:
     """Solve every selected case not yet in ``out``; write lines, trajectories, summary."""
     wanted = source.select(only)
@@ -98,14 +106,23 @@ def run_cases(
     todo = [c for c in wanted if c not in done]
     trajectories = trajectory_dir(out)
     read_lock, write_lock = threading.Lock(), threading.Lock()
-    written = 0
+    written, streak = 0, 0
+    stop = threading.Event()
+    stopped: list[str] = []
 
-    def one(case_id: str) -> CaseResult:
-        nonlocal written
+    def one(case_id: str) -> CaseResult | None:
+        nonlocal written, streak
+        if stop.is_set():
+            return None
         with read_lock:
             case = source.inputs(case_id)
         result = solver.solve(case)
         with write_lock:
+            infrastructure = result.prediction is None and result.failure is not None
+            streak = streak + 1 if infrastructure else 0
+            if stop_after and streak >= stop_after and not stop.is_set():
+                stop.set()
+                stopped.append(_stop_reason(solver, streak, result))
             write_json_atomic(
                 trajectories / _file_name(case_id), result.trajectory.model_dump_json(indent=1)
             )
@@ -119,10 +136,18 @@ def run_cases(
         return result
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        list(pool.map(one, todo))
+        ran = sum(r is not None for r in pool.map(one, todo))
     summary = summarize(read_trajectories(trajectories))
     summary["method"] = solver.method
     summary["dataset"] = str(source.root)
     summary["view"] = source.view
     write_json_atomic(summary_path(out), dump(summary))
-    return RunReport(out, len(wanted) - len(todo), len(todo), written, summary)
+    stop_line = stopped[0] if stopped else None
+    return RunReport(out, len(wanted) - len(todo), ran, written, summary, stop_line)
+
+
+def _stop_reason(solver: Solver, streak: int, last: CaseResult) -> str:
+    """One line: where the failures came from and the last cause."""
+    where = getattr(solver, "endpoint", None) or solver.method
+    cause = getattr(solver, "last_error", "") or str(last.failure)
+    return f"{where}: {streak} cases in a row failed ({cause}); stopped starting new cases"

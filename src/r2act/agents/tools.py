@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from r2act.agents.env import MAX_LIMIT, Answer, CaseEnvironment, ToolError
+from r2act.schema import RcaPrediction, RecoveryPlan
 
 PhaseName = Literal["pre", "during", "post"]
 
@@ -32,7 +33,9 @@ class NoArgs(_Args):
 class LogsArgs(_Args):
     """Arguments of ``logs``."""
 
-    service: str | None = Field(default=None, description="Deployment name, e.g. 'frontend'.")
+    service: str | None = Field(
+        default=None, max_length=253, description="Deployment name, e.g. 'frontend'."
+    )
     phase: PhaseName | None = Field(
         default=None, description="pre, during or post; all if omitted."
     )
@@ -46,8 +49,12 @@ class EventsArgs(_Args):
     """Arguments of ``events``."""
 
     phase: PhaseName | None = Field(default=None, description="pre, during or post.")
-    object_name: str | None = Field(default=None, description="Object name prefix, e.g. a pod.")
-    reason: str | None = Field(default=None, description="Event reason, e.g. 'BackOff'.")
+    object_name: str | None = Field(
+        default=None, max_length=253, description="Object name prefix, e.g. a pod."
+    )
+    reason: str | None = Field(
+        default=None, max_length=128, description="Event reason, e.g. 'BackOff'."
+    )
     type: Literal["Normal", "Warning"] | None = Field(default=None, description="Event type.")
     limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT, description="Events to return.")
 
@@ -69,7 +76,9 @@ class MetricsArgs(_Args):
 class RequestsArgs(_Args):
     """Arguments of ``requests``."""
 
-    service: str | None = Field(default=None, description="Deployment name, e.g. 'frontend'.")
+    service: str | None = Field(
+        default=None, max_length=253, description="Deployment name, e.g. 'frontend'."
+    )
     route: str | None = Field(
         default=None, max_length=80, description="Route as 'METHOD /path', e.g. 'GET /cart'."
     )
@@ -85,20 +94,22 @@ class StateArgs(_Args):
     """Arguments of ``state``."""
 
     kind: Literal["deployment", "pod"] = Field(description="What to list.")
-    name: str | None = Field(default=None, description="One deployment, or a pod or app name.")
+    name: str | None = Field(
+        default=None, max_length=253, description="One deployment, or a pod or app name."
+    )
     phase: PhaseName = Field(default="during", description="State read at the end of this phase.")
 
 
 class SubmitArgs(_Args):
-    """Arguments of ``submit``."""
+    """Arguments of ``submit``: the prediction models themselves, so the schema is theirs."""
 
-    rca: dict[str, Any] | None = Field(
+    rca: RcaPrediction | None = Field(
         default=None, description="Root cause: {'service': ..., 'fault_type': ...}."
     )
-    plan: dict[str, Any] | None = Field(
+    plan: RecoveryPlan | None = Field(
         default=None,
         description="Recovery plan: {'operation': ..., 'target': ..., other fields the "
-        "operation needs}; see action_space.",
+        "operation needs}; see action_space. Null: do nothing.",
     )
 
 

@@ -18,6 +18,7 @@ import typer
 
 from r2act.cli._choices import VIEW_NAMES
 from r2act.cli._datasets import dataset_dir
+from r2act.cli._verify import NO_VERIFY_HELP, verify_dataset
 from r2act.cli.app import app, console, console_err
 from r2act.errors import DataError
 
@@ -140,6 +141,23 @@ def run(  # noqa: PLR0917 - typer maps parameters to options
             help="JSON price table: MODEL -> input/output/cached_input USD per 1M tokens.",
         ),
     ] = None,
+    method: Annotated[
+        str | None,
+        typer.Option(
+            "--method",
+            help="Method name written into predictions (default: llm:MODEL[MODE] or "
+            "command:PROGRAM).",
+        ),
+    ] = None,
+    stop_after: Annotated[
+        int,
+        typer.Option(
+            "--stop-after",
+            min=0,
+            help="Stop after this many cases in a row fail on the endpoint (0: never).",
+        ),
+    ] = 3,
+    no_verify: Annotated[bool, typer.Option("--no-verify", help=NO_VERIFY_HELP)] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No per-case lines.")] = False,
 ) -> None:
     """Solve every case of a dataset and write predictions, trajectories and a summary.
@@ -154,17 +172,26 @@ def run(  # noqa: PLR0917 - typer maps parameters to options
 
     if view not in VIEW_NAMES:
         raise DataError(f"--view {view!r}: use one of {', '.join(VIEW_NAMES)}")
-    source = CaseSource(dataset_dir(dataset), view)
-    solver: Any
-    if command is not None:
-        from r2act.agents.command import CommandAgent
-
-        solver = CommandAgent(command, out.with_name(out.stem + ".cases"), timeout_s=timeout * 10)
-    else:
+    if method is not None and not 1 <= len(method.strip()) <= 200:
+        raise DataError("--method: give a name of 1 to 200 characters")
+    if command is None:
         if not model or not base_url:
             raise DataError(
                 "agent run: give --model and --base-url (or --command 'prog {case_dir}')"
             )
+        check_base_url(base_url)
+    directory = dataset_dir(dataset)
+    verify_dataset(directory, verify=not no_verify, command="agent run")
+    source = CaseSource(directory, view)
+    solver: Any
+    if command is not None:
+        from r2act.agents.command import CommandAgent
+
+        solver = CommandAgent(
+            command, out.with_name(out.stem + ".cases"), timeout_s=timeout * 10, method=method
+        )
+    else:
+        assert model is not None and base_url is not None
         from r2act.agents.llm import LlmAgent, LlmSettings
 
         key = os.environ.get(api_key_env)
@@ -181,15 +208,27 @@ def run(  # noqa: PLR0917 - typer maps parameters to options
             backoff_s=backoff,
             digest_tokens=digest_tokens,
             price=_prices(prices, model),
+            method_name=method,
         )
         solver = LlmAgent(settings)
+    told: set[str] = set()
 
     def show(result: Any) -> None:
-        if not quiet:
-            status = "ok" if result.failure is None else result.failure
+        status = "ok" if result.failure is None else result.failure
+        cause = getattr(solver, "last_error", "")
+        if result.failure is not None and result.prediction is None and status not in told:
+            told.add(status)  # the first failure of each kind says where and why, once
+            where = getattr(solver, "endpoint", None) or solver.method
+            console_err.print(f"{result.case_id}: {status} ({where}: {cause})", highlight=False)
+        elif not quiet:
             console_err.print(f"{result.case_id}: {status}", highlight=False)
 
-    report = run_cases(source, solver, out, only=only, concurrency=concurrency, progress=show)
+    report = run_cases(
+        source, solver, out, only=only, concurrency=concurrency, progress=show,
+        stop_after=stop_after if command is None else None,
+    )  # fmt: skip
+    if report.stopped:
+        console_err.print(f"[red]run stopped[/]: {report.stopped}", highlight=False)
     summary = report.summary
     failures = ", ".join(f"{k} {v}" for k, v in summary["failures"].items()) or "none"
     cost = summary["cost_usd"]
@@ -213,6 +252,26 @@ def run(  # noqa: PLR0917 - typer maps parameters to options
             highlight=False,
         )
         raise typer.Exit(1)
+
+
+def check_base_url(base_url: str) -> None:
+    """DataError (exit 2) for a base URL no request could go to, before any case runs."""
+    from urllib.parse import urlsplit
+
+    fix = "write it like http://localhost:8000/v1"
+    try:
+        parts = urlsplit(base_url)
+        port = parts.port
+    except ValueError as error:
+        raise DataError(f"--base-url {base_url!r}: {error}; {fix}") from None
+    if parts.scheme not in {"http", "https"}:
+        raise DataError(f"--base-url {base_url!r}: the scheme must be http or https; {fix}")
+    if not parts.hostname:
+        raise DataError(f"--base-url {base_url!r}: no host; {fix}")
+    if parts.netloc.endswith(":") and port is None:
+        raise DataError(f"--base-url {base_url!r}: empty port after ':'; {fix}")
+    if any(c.isspace() for c in base_url):
+        raise DataError(f"--base-url {base_url!r}: contains whitespace; {fix}")
 
 
 def _lines(out: Path) -> set[str]:

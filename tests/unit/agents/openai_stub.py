@@ -2,8 +2,11 @@
 
 Each POST to ``/v1/chat/completions`` takes the next entry of the script: a reply (an
 assistant message, optionally with tool calls), an HTTP error status, or a stall longer
-than the client's timeout. Every request body is kept so tests can check what the runner
-sent (messages, tools, tool_choice, response_format).
+than the client's timeout. Hostile entries answer 200 with what a broken or malicious
+endpoint sends: any raw body (invalid JSON, an HTML page, ``choices`` empty or null), a
+valid reply dripped a few bytes at a time, or a body of hundreds of megabytes streamed
+without being held in memory. Every request body is kept so tests can check what the
+runner sent (messages, tools, tool_choice, response_format).
 """
 
 from __future__ import annotations
@@ -42,7 +45,31 @@ class Stall:
     seconds: float
 
 
-Entry = Reply | Status | Stall
+@dataclass
+class Raw:
+    """A 200 reply with exactly this body and content type."""
+
+    body: bytes
+    content_type: str = "application/json"
+
+
+@dataclass
+class Drip:
+    """A valid reply sent ``chunk`` bytes every ``every`` seconds (each read is quick)."""
+
+    reply: Reply
+    chunk: int = 8
+    every: float = 0.2
+
+
+@dataclass
+class Huge:
+    """A valid-looking reply whose content is ``megabytes`` MB, streamed in 1 MB blocks."""
+
+    megabytes: int
+
+
+Entry = Reply | Status | Stall | Raw | Drip | Huge
 
 
 def _completion(reply: Reply, model: str, number: int) -> dict[str, Any]:
@@ -107,18 +134,55 @@ class OpenAIStub:
                     }
                     self._send(entry.code, payload)
                     return
-                self._send(200, _completion(entry, body.get("model", "stub"), number))
+                if isinstance(entry, Raw):
+                    self._send_bytes(200, entry.body, entry.content_type)
+                elif isinstance(entry, Drip):
+                    data = json.dumps(_completion(entry.reply, "stub", number)).encode()
+                    self._send_bytes(200, data, "application/json", entry.chunk, entry.every)
+                elif isinstance(entry, Huge):
+                    self._send_huge(entry.megabytes)
+                else:
+                    self._send(200, _completion(entry, body.get("model", "stub"), number))
 
             def _send(self, code: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
+                self._send_bytes(code, json.dumps(payload).encode(), "application/json")
+
+            def _send_bytes(
+                self, code: int, data: bytes, kind: str, chunk: int = 0, every: float = 0.0
+            ) -> None:
                 try:
                     self.send_response(code)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", kind)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
-                    self.wfile.write(data)
+                    if not chunk:
+                        self.wfile.write(data)
+                        return
+                    for start in range(0, len(data), chunk):
+                        self.wfile.write(data[start : start + chunk])
+                        self.wfile.flush()
+                        time.sleep(every)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout); nothing to do
+
+            def _send_huge(self, megabytes: int) -> None:
+                head = b'{"id":"x","object":"chat.completion","created":1,"model":"stub",'
+                head += b'"choices":[{"index":0,"finish_reason":"stop","message":'
+                head += b'{"role":"assistant","content":"'
+                tail = b'"}}]}'
+                block = b"a" * (1 << 20)
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    # no Content-Length: the client learns the size only by reading
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.wfile.write(head)
+                    for _ in range(megabytes):
+                        self.wfile.write(block)
+                    self.wfile.write(tail)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
