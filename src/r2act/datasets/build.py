@@ -311,6 +311,39 @@ def _write_all(
     progress: Callable[[str], None] | None,
 ) -> None:
     salt, records = ids.assign(records)
+    composition = compose(records)
+    drawn = figures.write_async(composition, out)  # beside the tables, in its own process
+    try:
+        _write_tables(run_dir, out, records, verdicts, salt, folds_seed, workers, progress)
+    finally:
+        drawn.exception()  # wait: nothing may still write into ``out`` once we return
+    drawn.result()
+    info = _build_info(run_dir, records, verdicts, folds_seed, out)
+    (out / layout.README).write_text(render_card(info, composition), encoding="utf-8")
+    sums = {name: sha256_file(out / name) for name in layout.TABLES}
+    from r2act.datasets.croissant import render_croissant  # mlcroissant: seconds to import
+
+    croissant = render_croissant(
+        name=info.name,
+        description=f"{composition.incidents} quality-audited Kubernetes recovery incidents.",
+        version=__version__,
+        date=info.date,
+        sha256=sums,
+    )
+    _write_json(out / layout.CROISSANT, croissant)
+    write_sums(out)
+
+
+def _write_tables(  # noqa: PLR0917
+    run_dir: Path,
+    out: Path,
+    records: list[BenchmarkRecord],
+    verdicts: list[Verdict],
+    salt: str,
+    folds_seed: int,
+    workers: int,
+    progress: Callable[[str], None] | None,
+) -> None:
     writers = _Writers(out)
     try:
         staged = run_dir / AUDIT_DIR / STAGED_LOGS_DIR
@@ -335,19 +368,3 @@ def _write_all(
     write_table(out / layout.AUDIT_TRAIL, tables.trail_table(verdicts))
     _write_json(out / layout.KEY, ids.key_document(salt))
     write_schemas(out / layout.SCHEMA_DIR)
-    composition = compose(records)
-    info = _build_info(run_dir, records, verdicts, folds_seed, out)
-    figures.write(composition, out)
-    (out / layout.README).write_text(render_card(info, composition), encoding="utf-8")
-    sums = {name: sha256_file(out / name) for name in layout.TABLES}
-    from r2act.datasets.croissant import render_croissant  # mlcroissant: seconds to import
-
-    croissant = render_croissant(
-        name=info.name,
-        description=f"{composition.incidents} quality-audited Kubernetes recovery incidents.",
-        version=__version__,
-        date=info.date,
-        sha256=sums,
-    )
-    _write_json(out / layout.CROISSANT, croissant)
-    write_sums(out)
