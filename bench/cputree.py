@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import psutil
 
-INTERVAL_S = 0.02
+INTERVAL_S = 0.1
 
 
 def self_cpu_s() -> float:
