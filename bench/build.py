@@ -162,6 +162,9 @@ def main() -> None:
     parser.add_argument("--stage", default=None)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--no-fresh", action="store_true", help="skip the fresh audit")
+    parser.add_argument(
+        "--quick", action="store_true", help="no warm-up, no stdlib parse, no fresh audit"
+    )
     args = parser.parse_args()
     run = args.run or _newest_run()
     if args.stage:
@@ -169,11 +172,13 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory(prefix="r2act-bench-") as tmp:
         out = Path(tmp) / "dataset"
-        _measure("parse_arrow", run, out, args.workers)  # warm the page cache
-        stdlib, _ = _measure("parse_stdlib", run, out, args.workers)
+        stdlib = None
+        if not args.quick:
+            _measure("parse_arrow", run, out, args.workers)  # warm the page cache
+            stdlib, _ = _measure("parse_stdlib", run, out, args.workers)
         arrow, parsed = _measure("parse_arrow", run, out, args.workers)
         fresh = None
-        if not args.no_fresh:
+        if not (args.no_fresh or args.quick):
             aside = Path(tmp) / "stored"
             aside.mkdir()
             moved = _hide_stored_verdicts(run, aside)
@@ -195,7 +200,8 @@ def main() -> None:
     ours = audit.cpu_s + build.cpu_s
     print(f"run: {run}  ({int(parsed['rows']):,} log records, {int(audited['main'])} main)")
     print(f"load average now             : {os.getloadavg()[0]:7.2f} on {os.cpu_count()} cores")
-    print(f"parse only, stdlib           : cpu {stdlib.cpu_s:7.1f} s")
+    if stdlib is not None:
+        print(f"parse only, stdlib           : cpu {stdlib.cpu_s:7.1f} s")
     print(f"FLOOR parse only, pyarrow    : cpu {floor:7.1f} s  (decompress + parse every file)")
     if fresh is not None:
         print(
@@ -218,7 +224,8 @@ def main() -> None:
     print(f"peak RSS parent + workers    : {rss / 2**30:7.2f} GiB (limit 1.5 GiB, upper bound)")
     ratio = ours / floor
     print(f"ratio vs pyarrow parse floor : {ratio:7.2f}x  (limit {LIMIT_RATIO:.0f}x)")
-    print(f"ratio vs stdlib parse        : {ours / stdlib.cpu_s:7.2f}x")
+    if stdlib is not None:
+        print(f"ratio vs stdlib parse        : {ours / stdlib.cpu_s:7.2f}x")
     if fresh is not None:
         print(f"fresh audit + build vs floor : {(fresh.cpu_s + build.cpu_s) / floor:7.2f}x")
     ok = ratio <= LIMIT_RATIO and rss <= LIMIT_RSS
