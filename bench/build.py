@@ -138,6 +138,46 @@ def _measure(
     return done, json.loads(done.stdout.strip().splitlines()[-1])
 
 
+_PARQUET_VARIANTS = {
+    "built (zstd, dictionary + statistics on all but free text)": {},
+    "no statistics": {"write_statistics": False},
+    "statistics on the keys only": {"write_statistics": ["case_id", "phase"]},
+    "dictionary on every column": {"use_dictionary": True},
+    "no dictionary": {"use_dictionary": False},
+    "zstd level 3": {"compression_level": 3},
+    "lz4": {"compression": "lz4"},
+    "snappy": {"compression": "snappy"},
+}
+
+
+def parquet_settings(dataset: Path, groups: int) -> None:
+    """Rewrite the first ``groups`` row groups (incidents) of the dataset's logs table with
+    each variant of the writer's settings: write CPU, size and read CPU."""
+    import pyarrow.parquet as pq
+
+    from r2act.datasets.build import _writer
+    from r2act.datasets.layout import LOGS
+
+    source = pq.ParquetFile(dataset / LOGS)
+    tables = [source.read_row_group(i) for i in range(min(groups, source.num_row_groups))]
+    rows = sum(t.num_rows for t in tables)
+    print(f"logs.parquet, {len(tables)} row groups (one per incident), {rows:,} rows")
+    with tempfile.TemporaryDirectory(prefix="r2act-parquet-") as tmp:
+        path = Path(tmp) / "logs.parquet"
+        for name, change in _PARQUET_VARIANTS.items():
+            start = time.process_time()
+            writer = _writer(path, tables[0].schema, **change)
+            for table in tables:
+                writer.write_table(table, row_group_size=table.num_rows)
+            writer.close()
+            write = time.process_time() - start
+            start = time.process_time()
+            pq.read_table(path)
+            read = time.process_time() - start
+            size = path.stat().st_size / 2**20
+            print(f"  {name:58s} write {write:5.2f} s  {size:6.1f} MiB  read {read:5.2f} s")
+
+
 def _newest_run() -> Path:
     runs = [p for p in Path("r2act-runs").glob("*/raw") if p.is_dir()]
     if not runs:
@@ -165,7 +205,11 @@ def main() -> None:
     parser.add_argument(
         "--quick", action="store_true", help="no warm-up, no stdlib parse, no fresh audit"
     )
+    parser.add_argument("--parquet", type=Path, help="measure Parquet settings on DATASET")
     args = parser.parse_args()
+    if args.parquet:
+        parquet_settings(args.parquet, 40)
+        return
     run = args.run or _newest_run()
     if args.stage:
         print(json.dumps(_stage(args.stage, run, args.out, args.workers)))
