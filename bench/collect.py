@@ -1,25 +1,33 @@
-"""Bench: collect campaigns/r2act-302.yaml on the simulated cluster into a temporary directory.
+"""Bench: collect campaigns/r2act-302.yaml on the simulated cluster, against its floor.
 
-Budget (DESIGN section 11): at most 2 minutes and 1.5 GiB peak RSS on this 2-core machine.
-Prints incidents/s, log records/s and the share of wall time spent outside telemetry
-generation (inside cluster reads), which is the collector's own overhead: encoding,
-compression, Parquet, journals and renames.
+The floor (issue 26 item 2) is the CPU time of merely compressing and writing the same log
+bytes with the same codec and level the run used (zstd level 1 now; gzip level 1 for a run
+collected before): every log file of the collected run is decompressed (not timed) and
+compressed and written again (timed). Collection runs in a child process; its CPU is that
+of its whole process tree (``cputree``). Pass/fail, never on wall time: collect CPU at most
+5x the floor, peak RSS at most 1.5 GiB. Also printed: CPU per incident (flat in campaign
+size: compare ``--limit 60`` with the whole campaign), the CPU spent inside cluster reads
+(the simulated cluster generating telemetry) and the collector's own CPU outside them, the
+CPU spent judging incidents (stored with each incident, reused by the audit), the spares
+taken and skipped.
+
+``--codecs`` measures the raw-store codec on the collected logs: gzip (zlib) against zstd
+(the ``zstandard`` package) for write (compress + write) and read (decompress + pyarrow's
+JSON parse), in CPU seconds and bytes. ``--floor RUN`` prints only the floor of an existing
+run (for a run collected by another version, with its CPU given by ``--cpu``).
 
 With ``--lanes 1 2 4 8`` it collects the campaign once per lane count (issue 16) and reports,
-per count: wall and CPU time (lane processes included), the virtual wall-clock (the busiest
-lane's cluster time: what a real run would take), and whether the raw store equals the
-first count's (same complete incidents, byte-identical observation files). Pass/fail on a
-shared machine is decided on ratios of one run: the virtual wall-clock of N lanes within
-15% of the busiest lane's share (ceil(incidents / N) over incidents), identical data, and the
-CPU time of two lanes at most 1.25x one lane's (lane processes included), so that on two
-idle cores two lanes take about CPU / 2, i.e. <= 0.6x one lane's wall time.
+per count: CPU time of the whole process tree, the virtual wall-clock (the busiest lane's
+cluster time: what a real run would take), and whether the raw store equals the first
+count's (same complete incidents, byte-identical observation files). Pass/fail is decided on
+ratios of one run: the virtual wall-clock of N lanes within 15% of the busiest lane's share
+(ceil(incidents / N) over incidents), identical data, and the CPU time of two lanes at most
+1.25x one lane's, so that on two idle cores two lanes take about CPU / 2.
 
-Collection stops a full cell (``collector.rounds``): it prints the spares taken and skipped,
-the CPU time spent judging incidents with the gate's per-incident verdict, and the share of
-incidents the gate rejected. ``--all-spares`` collects every spare, as before the rule.
+``--all-spares`` collects every spare, as before the stop-when-full rule.
 
-    .venv/bin/python bench/collect.py [--limit N] [--profile] [--keep DIR] [--lanes 1 2 4 8]
-                                      [--all-spares]
+    .venv/bin/python bench/collect.py [--limit N] [--profile] [--keep DIR] [--codecs]
+                                      [--lanes 1 2 4 8] [--all-spares] [--floor RUN]
 """
 
 from __future__ import annotations
@@ -27,35 +35,141 @@ from __future__ import annotations
 import argparse
 import cProfile
 import hashlib
+import json
 import os
 import pstats
 import resource
 import sys
 import tempfile
 import time
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
 import yaml
-
-from r2act.collector import collect, layout, plan_collection
+import zstandard
+from cputree import TreeSampler, run_stage, self_cpu_s, stage_cpu  # bench/cputree.py
 
 REPO = Path(__file__).resolve().parent.parent
-BUDGET_S = 120.0
+LIMIT_RATIO = 5.0
 BUDGET_RSS_GIB = 1.5
 LANE_CPU_RATIO = 1.25
 LANE_CLOCK_TOLERANCE = 0.15
-PROVENANCE = {layout.INCIDENT_JSON, layout.JOURNAL, layout.COMPLETE}
+PROVENANCE = {"incident.json", "journal.jsonl", "COMPLETE", "judged.json"}
+LEVEL = 1
+"""The level the collector uses for either codec (``CollectSettings.log_level``)."""
 
 
-def _cpu_s() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+def _log_files(run: Path) -> list[Path]:
+    raw = run / "raw"
+    return sorted(p for p in raw.glob("*/*/logs.jsonl.*") if p.suffix in {".zst", ".gz"})
 
 
-def _children_cpu_s() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def _decompress(path: Path) -> bytes:
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        return zlib.decompress(data, 31)
+    return zstandard.ZstdDecompressor().decompressobj().decompress(data)
+
+
+def _compress(codec: str, level: int, data: bytes) -> bytes:
+    if codec == "gzip":
+        stream = zlib.compressobj(level, zlib.DEFLATED, 31)
+        return stream.compress(data) + stream.flush()
+    return zstandard.ZstdCompressor(level=level, write_checksum=True).compress(data)
+
+
+def floor(run: Path) -> dict[str, float]:
+    """CPU seconds to compress and write every log file of ``run`` again, same codec."""
+    cpu = 0.0
+    raw_bytes = packed = 0
+    files = _log_files(run)
+    with tempfile.TemporaryDirectory(prefix="r2act-floor-", dir=run) as tmp:
+        target = Path(tmp) / "logs"
+        for path in files:
+            data = _decompress(path)
+            codec = "gzip" if path.suffix == ".gz" else "zstd"
+            start = time.process_time()
+            with open(target, "wb") as handle:
+                handle.write(_compress(codec, LEVEL, data))
+            cpu += time.process_time() - start
+            raw_bytes += len(data)
+            packed += path.stat().st_size
+    codecs = sorted({"gzip" if p.suffix == ".gz" else "zstd" for p in files})
+    return {"cpu": cpu, "bytes": raw_bytes, "packed": packed, "codec": ",".join(codecs)}
+
+
+def codecs(run: Path) -> None:
+    """Compare the codecs on the run's log bytes: write and read CPU, size."""
+    import pyarrow.json as pa_json
+
+    datas = [_decompress(p) for p in _log_files(run)]
+    total = sum(map(len, datas))
+    options = pa_json.ReadOptions(use_threads=False, block_size=1 << 20)
+    print(f"codecs on {len(datas)} log files, {total / 2**20:,.0f} MiB of JSON lines")
+    print("codec      level  write CPU s  MiB/s  size MiB  ratio  read CPU s (decompress+parse)")
+    with tempfile.TemporaryDirectory(prefix="r2act-codecs-") as tmp:
+        for codec, level in (("gzip", 1), ("gzip", 6), ("zstd", 1), ("zstd", 3)):
+            path = Path(tmp) / ("logs.jsonl.gz" if codec == "gzip" else "logs.jsonl.zst")
+            write = read = 0.0
+            size = 0
+            for data in datas:
+                start = time.process_time()
+                with open(path, "wb") as handle:
+                    handle.write(_compress(codec, level, data))
+                write += time.process_time() - start
+                size += path.stat().st_size
+                start = time.process_time()
+                pa_json.read_json(path, read_options=options)
+                read += time.process_time() - start
+            print(
+                f"{codec:9s}  {level:5d}  {write:11.2f}  {total / write / 2**20:5.0f}"
+                f"  {size / 2**20:8.1f}  {size / total:5.3f}  {read:10.2f}"
+            )
+
+
+def _collect_stage(args: argparse.Namespace) -> None:
+    """In the child: collect into ``args.keep``, print the summary as JSON."""
+    from r2act.collector import collect, plan_collection
+
+    plan = plan_collection(args.campaign)
+    if args.limit:
+        plan = plan_collection(args.campaign, [i.incident.id for i in plan.items[: args.limit]])
+        plan = replace(plan, stop_full_cells=False, judge=False)
+    if args.all_spares:
+        plan = replace(plan, stop_full_cells=False, judge=False)
+    profiler = cProfile.Profile() if args.profile else None
+    if profiler:
+        profiler.enable()
+    start = time.perf_counter()
+    summary = collect(plan, args.keep)
+    wall = time.perf_counter() - start
+    if profiler:
+        profiler.disable()
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(25)
+    spares = summary.spares
+    judged = [r for r in summary.results if r.clean is not None]
+    print(
+        json.dumps(
+            {
+                "campaign": plan.manifest.name,
+                "incidents": len(summary.results),
+                "completed": summary.completed,
+                "failed": summary.failed,
+                "log_records": summary.log_records,
+                "generation_cpu_s": summary.generation_cpu_s,
+                "judge_cpu_s": summary.judge_cpu_s,
+                "judged": len(judged),
+                "rejected": sum(not r.clean for r in judged),
+                "spares": None
+                if spares is None
+                else [spares.taken, spares.planned, spares.not_needed, len(spares.short)],
+                "wall_s": wall,
+                "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+                **stage_cpu(),
+            }
+        )
+    )
 
 
 def main() -> int:
@@ -66,69 +180,90 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help="print the top cProfile entries")
     parser.add_argument("--keep", type=Path, help="collect into this directory and keep it")
     parser.add_argument("--lanes", type=int, nargs="+", help="lane counts to compare (1 2 4 8)")
+    parser.add_argument("--codecs", action="store_true", help="compare gzip and zstd too")
+    parser.add_argument("--floor", type=Path, help="only the floor of this existing run")
+    parser.add_argument("--cpu", type=float, help="with --floor: that run's collect CPU (s)")
+    parser.add_argument("--stage", help=argparse.SUPPRESS)
     parser.add_argument(
         "--all-spares", action="store_true", help="collect every spare, even of full cells"
     )
     args = parser.parse_args()
+    if args.stage == "collect":
+        _collect_stage(args)
+        return 0
+    if args.floor:
+        return _floor_only(args.floor, args.cpu)
     if args.lanes:
         return _lanes(args.campaign, args.lanes, args.limit, args.keep)
-
-    load_before = os.getloadavg()[0]
-    plan = plan_collection(args.campaign)
-    if args.limit:
-        plan = plan_collection(args.campaign, [i.incident.id for i in plan.items[: args.limit]])
-    if args.all_spares:
-        plan = replace(plan, stop_full_cells=False, judge=False)
     with tempfile.TemporaryDirectory(prefix="r2act-bench-") as tmp:
-        run_dir = args.keep or Path(tmp) / "run"
-        profiler = cProfile.Profile() if args.profile else None
-        start = time.perf_counter()
-        if profiler:
-            profiler.enable()
-        cpu_before, main_before = _cpu_s(), time.thread_time()
-        summary = collect(plan, run_dir)
-        cpu, main_cpu = _cpu_s() - cpu_before, time.thread_time() - main_before
-        if profiler:
-            profiler.disable()
-        wall = time.perf_counter() - start
-        size = sum(p.stat().st_size for p in run_dir.rglob("*") if p.is_file())
-    peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    n = len(summary.results)
-    print(f"campaign            {plan.manifest.name} ({n} incidents collected)")
-    print(f"completed / failed  {summary.completed} / {summary.failed}")
-    print(f"wall time           {wall:.1f} s (budget {BUDGET_S:.0f} s)")
-    print(f"incidents/s         {n / wall:.2f}")
-    print(f"log records         {summary.log_records:,} ({summary.log_records / wall:,.0f}/s)")
+        run = args.keep or Path(tmp) / "run"
+        command = [sys.executable, __file__, "--stage", "collect", "--keep", str(run)]
+        command += ["--campaign", str(args.campaign)]
+        command += ["--limit", str(args.limit)] if args.limit else []
+        command += ["--profile"] if args.profile else []
+        command += ["--all-spares"] if args.all_spares else []
+        load = os.getloadavg()[0]
+        stage = run_stage(command)
+        done = json.loads(stage.stdout.strip().splitlines()[-1])
+        size = sum(p.stat().st_size for p in run.rglob("*") if p.is_file())
+        base = floor(run)
+        if args.codecs:
+            codecs(run)
+    cpu, n = stage.cpu_s, max(int(done["incidents"]), 1)
+    generation = float(done["generation_cpu_s"])
+    peak_gib = float(done["rss"]) / 2**30
+    print(f"campaign            {done['campaign']} ({n} incidents collected)")
+    print(f"completed / failed  {done['completed']} / {done['failed']}")
+    print(f"log records         {int(done['log_records']):,}")
     print(f"raw store size      {size / 2**20:,.0f} MiB")
-    print(f"generation time     {summary.generation_s:.1f} s (inside cluster reads)")
-    print(f"outside generation  {1 - summary.generation_s / wall:.1%} of wall time (wall)")
-    print(f"CPU time            {cpu:.1f} s (this process, all threads)")
-    print(f"main-thread CPU     {main_cpu:.1f} s (the rest is the gzip thread)")
-    print(f"generation CPU      {summary.generation_cpu_s:.1f} s")
-    print(f"outside generation  {1 - summary.generation_cpu_s / cpu:.1%} of CPU time")
-    if summary.spares is not None:
-        spares = summary.spares
+    print(
+        f"FLOOR               {base['cpu']:.2f} s CPU: {base['codec']} level {LEVEL} compress + "
+        f"write of the same {base['bytes'] / 2**30:.2f} GiB of log lines"
+    )
+    print(
+        f"collect CPU         {cpu:.1f} s (process tree: {stage.own_cpu_s:.1f} s collector, "
+        f"{stage.descendants_cpu_s:.1f} s in {stage.descendants} child processes)"
+    )
+    print(f"CPU per incident    {cpu / n:.3f} s")
+    print(f"inside cluster reads {generation:.1f} s CPU (the simulated cluster generating data)")
+    print(
+        f"outside them        {cpu - generation:.1f} s CPU (encoding, compression, Parquet, "
+        f"judging, journals): {(cpu - generation) / base['cpu']:.2f}x the floor"
+    )
+    if done["judged"]:
         print(
-            f"spares              {spares.taken} of {spares.planned} collected, "
-            f"{spares.not_needed} skipped (cell full), {len(spares.short)} cells short"
+            f"judging CPU         {done['judge_cpu_s']:.1f} s ({done['judge_cpu_s'] / cpu:.1%}); "
+            f"gate rejected {done['rejected']} of {done['judged']} (verdicts kept for the audit)"
         )
-    judged = [r for r in summary.results if r.clean is not None]
-    if judged:
-        rejected = sum(not r.clean for r in judged)
-        print(f"judging CPU         {summary.judge_cpu_s:.1f} s ({summary.judge_cpu_s / cpu:.1%})")
-        print(f"gate rejected       {rejected} of {len(judged)} ({rejected / len(judged):.1%})")
-    print(f"load average        {load_before:.1f} before the run on {os.cpu_count()} cores")
-    print(f"peak RSS            {peak_gib:.2f} GiB (budget {BUDGET_RSS_GIB} GiB)")
-    if profiler:
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
-    scale = len(plan_collection(args.campaign).items) / max(n, 1) if args.limit else 1.0
-    ok = wall * scale <= BUDGET_S and peak_gib <= BUDGET_RSS_GIB
-    print("within budget" if ok else "OVER BUDGET")
+    if done["spares"] is not None:
+        taken, planned, skipped, short = done["spares"]
+        print(
+            f"spares              {taken} of {planned} collected, {skipped} skipped, {short} short"
+        )
+    print(f"wall time           {done['wall_s']:.1f} s (load average {load:.1f}; not judged)")
+    print(f"peak RSS            {peak_gib:.2f} GiB (limit {BUDGET_RSS_GIB} GiB)")
+    ratio = cpu / base["cpu"]
+    print(f"ratio collect/floor {ratio:.2f}x (limit {LIMIT_RATIO:.0f}x)")
+    ok = ratio <= LIMIT_RATIO and peak_gib <= BUDGET_RSS_GIB
+    print("PASS" if ok else "FAIL")
     return 0 if ok else 1
+
+
+def _floor_only(run: Path, cpu: float | None) -> int:
+    base = floor(run)
+    print(
+        f"FLOOR {base['cpu']:.2f} s CPU: {base['codec']} level {LEVEL} compress + write of "
+        f"{base['bytes'] / 2**30:.2f} GiB of log lines ({base['packed'] / 2**20:.0f} MiB packed)"
+    )
+    if cpu is not None:
+        print(f"ratio {cpu:.1f} s / floor = {cpu / base['cpu']:.2f}x")
+    return 0
 
 
 def _digest(run_dir: Path) -> dict[str, str]:
     """Per complete incident: SHA-256 over its observation files (not incident.json/journal)."""
+    from r2act.collector import layout
+
     out = {}
     for incident in sorted(layout.raw_dir(run_dir).iterdir()):
         if not layout.is_complete(incident):
@@ -144,6 +279,7 @@ def _digest(run_dir: Path) -> dict[str, str]:
 
 def _lanes(campaign: Path, counts: list[int], limit: int, keep: Path | None) -> int:
     from r2act.campaigns.estimate import format_duration
+    from r2act.collector import plan_collection
     from r2act.collector.lanes import collect_lanes
 
     data = yaml.safe_load(campaign.read_text())
@@ -161,10 +297,11 @@ def _lanes(campaign: Path, counts: list[int], limit: int, keep: Path | None) -> 
                 plan = plan_collection(manifest, [i.incident.id for i in plan.items[:limit]])
             run = root / f"run-{count}"
             load = os.getloadavg()[0]
-            cpu0, kids0, wall0 = _cpu_s(), _children_cpu_s(), time.perf_counter()
+            sampler = TreeSampler(os.getpid())
+            cpu0, wall0 = self_cpu_s(), time.perf_counter()
             done = collect_lanes(plan, run)
             wall = time.perf_counter() - wall0
-            cpu = _cpu_s() - cpu0 + _children_cpu_s() - kids0
+            cpu = self_cpu_s() - cpu0 + sampler.stop().seconds
             digest = _digest(run)
             reference = reference if reference is not None else digest
             # the busiest lane's share, round after round (a round waits for the previous one)
@@ -184,6 +321,7 @@ def _lanes(campaign: Path, counts: list[int], limit: int, keep: Path | None) -> 
     base = rows[0]
     print(f"campaign {campaign.name}: {base[7]} incidents per lane count")
     print("lanes  wall s   CPU s  CPU/1   virtual wall-clock   ratio  ideal  same data  load")
+    print("(CPU: the whole process tree, lane processes included; wall is shown, not judged)")
     for count, wall, cpu, clock, per_lane, same, load, _ in rows:
         ratio, ideal = clock / base[3], per_lane / base[4]
         cpu_ratio = cpu / base[2]

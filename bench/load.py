@@ -10,7 +10,9 @@ the interpreter and libraries, reported separately as the baseline of a child th
 imports r2act). Also reported: what pandas says the DataFrames hold
 (``memory_usage(deep=True)``) and the same load done the plain way (every column as
 Python objects), the reference the categorical/Arrow-string reading is measured against.
-Target (issue 15 item 6): the paper-scale ``full`` view in at most 4 GiB of peak RSS.
+Target (issue 15 item 6, issue 26 item 6): the paper-scale ``full`` view in at most 4 GiB
+of peak RSS, judged on RSS and never on wall time. CPU is that of the loading process
+(``load`` starts no other); the plain pandas load is the reference it is compared against.
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """Time ``replay`` of 302 predictions on the simulated cluster, and show what it found.
 
 Target (DESIGN section 11, issue "Live replay"): replaying 302 predictions on the simulated
-cluster in <= 60 s here, with early exit on sustained health. Records come from a built
+cluster in <= 60 s here, with early exit on sustained health; judged on the CPU time of the
+whole process tree (``cputree``; replay on the simulated cluster starts no other process),
+never on wall time. What it compares against is that budget, printed with the figure, and
+the CPU per prediction. Records come from a built
 dataset (``--dataset DIR``) or, without one, from the paper-scale campaign labelled by the
 default policy (the same records ``bench/evaluate.py`` uses). Predictions are the gold plans
 unless a predictions file is given.
@@ -14,12 +17,14 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from cputree import TreeSampler, self_cpu_s  # bench/cputree.py
 from evaluate import build_records  # bench/evaluate.py: the paper-scale records
 
 from r2act.campaigns import GlitchRates
@@ -66,7 +71,8 @@ def main() -> int:
             seed=302,
             glitches=GlitchRates(injection_failure=0, metric_gap=0, slow_recovery=0),
         )
-        started = time.perf_counter()
+        sampler = TreeSampler(os.getpid())
+        started, cpu0 = time.perf_counter(), self_cpu_s()
         run = run_replay(
             sim,
             {r.incident_id: r for r in records},
@@ -75,13 +81,15 @@ def main() -> int:
             ReplaySettings(),
         )
         elapsed = time.perf_counter() - started
+        cpu = self_cpu_s() - cpu0 + sampler.stop().seconds
     report = summarize(run.outcomes)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     total = next(row for row in report.rows if row.fault_type == "all")
     a = report.agreement
     print(
-        f"predictions replayed: {len(run.outcomes)} in {elapsed:.1f} s "
-        f"({len(run.outcomes) / elapsed:.1f}/s), budget {BUDGET_S:.0f} s; peak RSS {peak:.2f} GiB"
+        f"predictions replayed: {len(run.outcomes)} in {cpu:.1f} s CPU "
+        f"({1000 * cpu / max(len(run.outcomes), 1):.0f} ms each), budget {BUDGET_S:.0f} s CPU; "
+        f"wall {elapsed:.1f} s (not judged); peak RSS {peak:.2f} GiB"
     )
     print(
         f"recovered {total.recovered}/{total.planned}; gated {total.gated_recovered}; "
@@ -97,7 +105,9 @@ def main() -> int:
             f"  {row.fault_type:16s} planned {row.planned:3d} valid {row.offline_valid:3d} "
             f"recovered {row.recovered:3d} gated {row.gated_recovered:3d}"
         )
-    return 0 if elapsed <= BUDGET_S else 1
+    ok = cpu <= BUDGET_S
+    print("PASS" if ok else "FAIL", f"{cpu:.1f} s CPU <= {BUDGET_S:.0f} s")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

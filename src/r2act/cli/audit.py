@@ -57,6 +57,11 @@ def audit(
     console.print(
         f"{len(result.verdicts)} incidents: {counts} (labels: policy {chosen})", highlight=False
     )
+    console.print(
+        f"judged once: {result.reused} verdicts reused as stored, {result.relabelled} relabelled "
+        f"from stored summaries, {result.judged} judged from the raw files",
+        highlight=False,
+    )
     reasons = Counter(code for v in result.verdicts for code in v.reasons)
     for code, n in reasons.most_common(8):
         console.print(f"  {code}: {n}", highlight=False)

@@ -41,8 +41,9 @@ class CollectSettings:
     """Retries of transient cluster errors."""
     backoff_sleep: Callable[[float], None] | None = None
     """Sleep used between retries; ``None`` sleeps on the cluster's clock."""
-    gzip_level: int = 1
-    """zlib level of the log files (1 is several times faster than 6 for ~20% more bytes)."""
+    log_level: int = 1
+    """zstd level of the log files (1: the fastest standard level; 3 costs ~70% more CPU
+    for 2% fewer bytes on these logs, ``bench/collect.py --codecs``)."""
 
 
 @dataclass(frozen=True)

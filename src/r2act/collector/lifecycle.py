@@ -41,7 +41,7 @@ from r2act.errors import (
     SafetyError,
 )
 from r2act.schema import PHASES, ChaosRef, Phase, PlannedIncident, TimeWindow
-from r2act.schema.rawstore import file_digests
+from r2act.schema.rawstore import LOG_FORMATS, file_digests
 
 T = TypeVar("T")
 TIMESTAMPS = (
@@ -342,6 +342,7 @@ class IncidentRun:
             "load": dict(p.load),
             "timestamps": self.timestamps,
             "windows": {ph: list(self.windows[ph]) for ph in PHASES if ph in self.windows},
+            "formats": {"logs": LOG_FORMATS[layout.LOGS]},
         }
         if p.lane is not None:
             document["lane"] = dict(p.lane)

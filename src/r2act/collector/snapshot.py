@@ -77,7 +77,7 @@ def take(
     records = call(
         "logs",
         lambda: store.write_logs(
-            directory / layout.LOGS, timer.iterate(cluster.logs(window)), settings.gzip_level
+            directory / layout.LOGS, timer.iterate(cluster.logs(window)), settings.log_level
         ),
     )
     call(

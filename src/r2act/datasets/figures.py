@@ -3,20 +3,23 @@
 Drawn on an explicit Agg canvas (no pyplot, no global backend switch) with fixed sizes,
 DPI and style, and saved without the PNG 'Software' text chunk, so the same composition
 always gives the same bytes with the same matplotlib version (``validate`` re-renders and
-compares when the versions match).
+compares when the versions match). matplotlib is imported only when a figure is drawn; the
+dataset build draws them in a process of their own, beside the tables (``write_async``).
 """
 
 from __future__ import annotations
 
 import io
+import multiprocessing
+from concurrent.futures import Future, ProcessPoolExecutor
+from importlib import metadata
 from pathlib import Path
-from typing import Any, Final
-
-import matplotlib
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any, Final
 
 from r2act.datasets.composition import Composition
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 COMPOSITION_PNG: Final = "figures/composition.png"
 HEATMAP_PNG: Final = "figures/cells.png"
@@ -31,11 +34,19 @@ _RC: Final[dict[Any, Any]] = {
 
 
 def matplotlib_version() -> str:
-    """The renderer version recorded next to the figures."""
-    return str(matplotlib.__version__)
+    """The renderer version recorded next to the figures (read without importing it)."""
+    return metadata.version("matplotlib")
+
+
+def _new_figure(**kwargs: Any) -> Figure:
+    from matplotlib.figure import Figure
+
+    return Figure(**kwargs)
 
 
 def _png(figure: Figure) -> bytes:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     FigureCanvasAgg(figure)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
@@ -43,8 +54,10 @@ def _png(figure: Figure) -> bytes:
 
 
 def _composition(comp: Composition) -> bytes:
+    import matplotlib
+
     with matplotlib.rc_context(_RC):
-        figure = Figure(figsize=(10, 4), layout="constrained")
+        figure = _new_figure(figsize=(10, 4), layout="constrained")
         for axis, (title, counts) in zip(
             figure.subplots(1, 2),
             (("Root-cause service", comp.services), ("Fault type", comp.fault_types)),
@@ -65,8 +78,10 @@ def _heatmap(comp: Composition) -> bytes:
     services = list(comp.services)
     faults = list(comp.fault_types)
     grid = [[comp.cells.get(f"{s}/{f}", 0) for f in faults] for s in services]
+    import matplotlib
+
     with matplotlib.rc_context(_RC):
-        figure = Figure(
+        figure = _new_figure(
             figsize=(1.2 * len(faults) + 3, 0.5 * len(services) + 2), layout="constrained"
         )
         axis = figure.subplots()
@@ -85,8 +100,10 @@ def _heatmap(comp: Composition) -> bytes:
 
 def _log_scale(comp: Composition) -> bytes:
     scale = comp.log_records
+    import matplotlib
+
     with matplotlib.rc_context(_RC):
-        figure = Figure(figsize=(6, 2.2), layout="constrained")
+        figure = _new_figure(figsize=(6, 2.2), layout="constrained")
         axis = figure.subplots()
         axis.bxp(
             [
@@ -116,6 +133,18 @@ def render(comp: Composition) -> dict[str, bytes]:
         HEATMAP_PNG: _heatmap(comp),
         LOGSCALE_PNG: _log_scale(comp),
     }
+
+
+def write_async(comp: Composition, out: Path) -> Future[list[str]]:
+    """``write`` in a process of its own, so the figures are drawn while the caller writes
+    the tables (and the caller never imports matplotlib). Result: the paths written."""
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+    try:
+        return pool.submit(write, comp, out)
+    finally:
+        pool.shutdown(wait=False)  # the worker exits once the figures are written
 
 
 def write(comp: Composition, out: Path) -> list[str]:

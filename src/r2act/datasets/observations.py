@@ -89,7 +89,9 @@ def read_incident(
     for phase in PHASES:
         root = incident.root / phase
         if not staged:
-            logs.append(keyed(rawstore.read_logs(root / rawstore.LOGS), LOG_TABLE, case_id, phase))
+            logs.append(
+                keyed(rawstore.read_logs(rawstore.logs_file(root)), LOG_TABLE, case_id, phase)
+            )
         visible: list[dict[str, Any]] = []
         for event in rawstore.read_events(root / rawstore.EVENTS):
             if is_provenance_event(event, ann.chaos_name):

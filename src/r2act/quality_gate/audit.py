@@ -18,10 +18,16 @@ beyond it are grouped ``spare`` and get no record.
 The staged logs exist because decompressing and parsing logs is most of the cost of both
 stages; the gate already holds them parsed, so the dataset builder reads these instead of
 parsing the raw files a second time (it falls back to the raw files when they are absent).
+
+Judge once: an incident already judged (by the collector, or by an earlier audit) has its
+summaries and verdict in ``RUN/raw/<id>/judged.json`` (``quality_gate.judged``); while its
+files and the gate's code are unchanged the audit reuses them, and under another policy it
+relabels from the summaries, so its logs are read by nobody but the dataset build.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import multiprocessing
@@ -32,7 +38,7 @@ import signal
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -40,6 +46,7 @@ import pyarrow.parquet as pq
 from r2act.actions import DEFAULT_POLICY, RecoveryPolicy, policy_named
 from r2act.campaigns.quotas import CellKey, admit
 from r2act.errors import DataError
+from r2act.quality_gate import judged
 from r2act.quality_gate.checks import run_checks
 from r2act.quality_gate.evidence import IncidentEvidence, gather
 from r2act.quality_gate.interference import run_interference
@@ -57,6 +64,9 @@ STAGED_LOGS_DIR: Final = "logs"
 REPORT_MD: Final = "report.md"
 PARALLEL_MIN: Final = 8
 """Below this many incidents, worker start-up costs more than it saves."""
+How = Literal["reused", "relabelled", "judged"]
+"""How an incident's verdict was reached: taken as stored, re-decided on the stored
+summaries (another policy, or run-wide problems), or judged from the files."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,23 @@ class AuditResult:
 
     audit_dir: Path
     verdicts: list[Verdict]
+    hows: Mapping[str, How] = dataclasses.field(default_factory=dict)
+    """How each incident's verdict was reached (``judge_incident``), by id."""
+
+    @property
+    def reused(self) -> int:
+        """Verdicts taken as stored: files, code and policy unchanged."""
+        return sum(h == "reused" for h in self.hows.values())
+
+    @property
+    def relabelled(self) -> int:
+        """Verdicts re-decided on stored summaries, without reading the files."""
+        return sum(h == "relabelled" for h in self.hows.values())
+
+    @property
+    def judged(self) -> int:
+        """Verdicts judged from the files."""
+        return sum(h == "judged" for h in self.hows.values())
 
     def count(self, group: Group) -> int:
         """Incidents in ``group``."""
@@ -88,8 +115,11 @@ def stage_logs(evidence: IncidentEvidence, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def raw_checksum_problems(incident_dir: Path) -> list[Problem]:
-    """Files whose bytes differ from the SHA-256 the collector wrote into ``COMPLETE``.
+def raw_checksum_problems(
+    incident_dir: Path, actual: dict[str, str] | None = None
+) -> list[Problem]:
+    """Files whose bytes differ from the SHA-256 the collector wrote into ``COMPLETE``
+    (``actual``: the files' digests, when already computed).
 
     An incident from a collector that wrote no checksums has nothing to compare.
     """
@@ -99,7 +129,7 @@ def raw_checksum_problems(incident_dir: Path) -> list[Problem]:
         return []
     if not isinstance(claimed, dict):
         return []
-    actual = file_digests(incident_dir)
+    actual = file_digests(incident_dir) if actual is None else actual
     differ = sorted(k for k in claimed.keys() | actual.keys() if claimed.get(k) != actual.get(k))
     if not differ:
         return []
@@ -114,22 +144,24 @@ def raw_checksum_problems(incident_dir: Path) -> list[Problem]:
     ]
 
 
-def audit_incident(
-    incident_dir: Path,
-    stage_dir: Path | None = None,
-    policy: RecoveryPolicy | str = DEFAULT_POLICY,
-    found: Mapping[str, list[Problem]] | None = None,
-) -> tuple[Verdict, BenchmarkRecord | None]:
-    """The verdict on one raw incident and, when it is main, its record under ``policy``
-    (a policy or a shipped policy's name: worker processes get the name).
+@dataclass(frozen=True)
+class Judged:
+    """One incident's verdict, its record when main, and how they were reached."""
 
-    With ``stage_dir``, a main incident's parsed logs are also written there. ``found``
-    holds problems only the whole run shows (lanes interfering), by incident id.
-    """
-    policy = policy_named(policy) if isinstance(policy, str) else policy
-    evidence = gather(incident_dir)
-    problems = raw_checksum_problems(incident_dir) + run_checks(evidence)
-    problems += (found or {}).get(incident_dir.name, [])
+    verdict: Verdict
+    record: BenchmarkRecord | None
+    how: How
+
+
+def _decide(
+    evidence: IncidentEvidence,
+    checksums: list[Problem],
+    extra: list[Problem],
+    policy: RecoveryPolicy,
+) -> tuple[Verdict, BenchmarkRecord | None]:
+    """The verdict on ``evidence`` given the checksum problems and the run-wide ones
+    (``extra``), and its record if main."""
+    problems = checksums + run_checks(evidence) + extra
     record, record_problems = build_record(evidence, policy)
     problems += record_problems
     problems.sort(key=lambda p: p.severity != "error")
@@ -150,18 +182,73 @@ def audit_incident(
         pilot=pilot,
         log_records=evidence.log_records,
     )
-    if group != Group.MAIN:
-        return verdict, None
-    if stage_dir is not None:
+    return verdict, record if group == Group.MAIN else None
+
+
+def judge_incident(
+    incident_dir: Path,
+    stage_dir: Path | None = None,
+    policy: RecoveryPolicy | str = DEFAULT_POLICY,
+    found: Mapping[str, list[Problem]] | None = None,
+    *,
+    keep: bool = True,
+) -> Judged:
+    """The verdict on one raw incident and, when it is main, its record under ``policy``
+    (a policy or a shipped policy's name: worker processes get the name).
+
+    What ``judged.json`` holds is used when the incident's files and the gate's code are
+    those it was judged with (``quality_gate.judged``); otherwise the files are read and,
+    with ``keep``, the new judgement is stored for the next audit. With ``stage_dir``, a
+    main incident read from its files has its parsed logs written there. ``found`` holds
+    problems only the whole run shows (lanes interfering), by incident id.
+    """
+    policy = policy_named(policy) if isinstance(policy, str) else policy
+    digests = file_digests(incident_dir)
+    checksums = raw_checksum_problems(incident_dir, digests)
+    extra = list((found or {}).get(incident_dir.name, []))
+    files, code = judged.files_digest(incident_dir, digests), judged.code_digest()
+    stored = judged.load(incident_dir)
+    if stored is not None and stored.files == files and stored.code == code:
+        if stored.policy == str(policy) and not extra:
+            return Judged(stored.verdict, stored.record, "reused")
+        verdict, record = _decide(stored.evidence, checksums, extra, policy)
+        return Judged(verdict, record, "relabelled")
+    evidence = gather(incident_dir)
+    verdict, record = _decide(evidence, checksums, [], policy)
+    if keep:
+        evidence_only = dataclasses.replace(
+            evidence,
+            phases={
+                name: dataclasses.replace(p, log_table=None) for name, p in evidence.phases.items()
+            },
+        )
+        judged.store(
+            incident_dir,
+            judged.Judgement(files, code, str(policy), evidence_only, verdict, record),
+        )
+    if extra:
+        verdict, record = _decide(evidence, checksums, extra, policy)
+    if record is not None and stage_dir is not None:
         stage_logs(evidence, stage_dir / f"{evidence.incident_id}.parquet")
-    return verdict, record
+    return Judged(verdict, record, "judged")
+
+
+def audit_incident(
+    incident_dir: Path,
+    stage_dir: Path | None = None,
+    policy: RecoveryPolicy | str = DEFAULT_POLICY,
+    found: Mapping[str, list[Problem]] | None = None,
+) -> tuple[Verdict, BenchmarkRecord | None]:
+    """``judge_incident`` without the how: the verdict and the record when main."""
+    done = judge_incident(incident_dir, stage_dir, policy, found)
+    return done.verdict, done.record
 
 
 def _results(
     dirs: list[Path], workers: int, stage_dir: Path, policy: RecoveryPolicy
-) -> Iterator[tuple[Verdict, BenchmarkRecord | None]]:
+) -> Iterator[Judged]:
     found = run_interference(dirs)  # lanes on shared nodes: a property of the whole run
-    one = functools.partial(audit_incident, stage_dir=stage_dir, policy=str(policy), found=found)
+    one = functools.partial(judge_incident, stage_dir=stage_dir, policy=str(policy), found=found)
     if workers <= 1 or len(dirs) < PARALLEL_MIN:
         yield from map(one, dirs)
         return
@@ -228,10 +315,13 @@ def run_audit(
                 shutil.rmtree(directory)  # nothing of a previous audit may survive
             directory.mkdir()
         verdicts: list[Verdict] = []
-        for verdict, record in _results(
+        hows: dict[str, How] = {}
+        for done in _results(
             [i.root for i in incidents], workers or default_workers(), stage_dir, policy
         ):
+            verdict, record = done.verdict, done.record
             verdicts.append(verdict)
+            hows[verdict.incident_id] = done.how
             if record is not None:
                 text = record.model_dump_json(indent=2) + "\n"
                 (records_dir / f"{record.incident_id}.json").write_text(text, encoding="utf-8")
@@ -245,7 +335,7 @@ def run_audit(
         raise DataError(
             f"{out}: cannot write the audit: {exc.strerror or exc} (check space and permissions)"
         ) from exc
-    return AuditResult(out, verdicts)
+    return AuditResult(out, verdicts, hows)
 
 
 def _cap_cells(verdicts: list[Verdict], records_dir: Path, stage_dir: Path) -> list[Verdict]:

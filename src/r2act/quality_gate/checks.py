@@ -120,7 +120,7 @@ def check_phases(ev: IncidentEvidence) -> list[Problem]:
 def check_logs(ev: IncidentEvidence) -> list[Problem]:
     """Every phase has at least one log record."""
     return [
-        error("LOGS_EMPTY", f"{phase}/logs.jsonl.gz has no records", where=phase)
+        error("LOGS_EMPTY", f"{phase}/ logs have no records", where=phase)
         for phase, p in ev.phases.items()
         if p.logs is not None and p.logs.records == 0
     ]

@@ -266,7 +266,10 @@ def _read_phase(
         return evidence
     if annotation is not None:
         evidence.window = annotation.windows.get(phase)
-    evidence.missing = [n for n in rawstore.PHASE_FILES if not (root / n).is_file()]
+    log_file = rawstore.logs_file(root)  # either format
+    present = {rawstore.LOGS} if log_file.is_file() else set()
+    present |= {n for n in rawstore.PHASE_FILES[1:] if (root / n).is_file()}
+    evidence.missing = [n for n in rawstore.PHASE_FILES if n not in present]
     chaos_name = annotation.chaos_name if annotation else ""
     leak = _leak_pattern(incident, annotation)
 
@@ -279,7 +282,7 @@ def _read_phase(
             evidence.unreadable[name] = f"{type(exc).__name__}: {str(exc)[:200]}"
 
     def logs() -> None:
-        table = rawstore.read_logs(root / rawstore.LOGS)
+        table = rawstore.read_logs(log_file)
         evidence.logs = summarise_logs(table, leak, count_errors=phase != "post")
         evidence.log_table = rawstore.keyed(table, rawstore.STAGED_LOG_SCHEMA, incident.id, phase)
 

@@ -6,7 +6,6 @@ Everything here is I/O with no judgement; checks live in ``checks.py``.
 
 from __future__ import annotations
 
-import gzip
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,11 +24,15 @@ from r2act.schema.rawstore import (
     EVENTS,
     INCIDENT_JSON,
     JOURNAL,
+    JUDGED,
+    LOG_FILES,
     LOGS,
+    LOGS_GZIP,
     METRICS,
     PHASE_FILES,
     RAW_DIR,
     STATE,
+    logs_file,
 )
 
 LOG_SCHEMA: Final = pa.schema(
@@ -41,7 +44,7 @@ LOG_SCHEMA: Final = pa.schema(
         pa.field("line", pa.string(), nullable=False),
     ]
 )
-"""One row per log line, exactly the fields of ``logs.jsonl.gz``."""
+"""One row per log line, exactly the fields of a phase's log file."""
 
 KEY_FIELDS: Final = (
     pa.field("incident_id", pa.string(), nullable=False),
@@ -162,7 +165,8 @@ def read_annotation(incident: RawIncident) -> Annotation:
 
 
 def read_logs(path: Path) -> pa.Table:
-    """Parse one ``logs.jsonl.gz`` into a LOG_SCHEMA table (C++ gzip + JSON, one thread).
+    """Parse one phase's log file into a LOG_SCHEMA table (C++ zstd or gzip + JSON, one
+    thread; the codec follows from the name, ``.zst`` or ``.gz``).
 
     One phase of one incident is tens of thousands of lines, so a whole file fits easily;
     a campaign is never held (callers go incident by incident). One thread per file: the
@@ -173,14 +177,15 @@ def read_logs(path: Path) -> pa.Table:
     try:
         table = pa_json.read_json(path, read_options=_JSON_READ, parse_options=_JSON_PARSE)
     except pa.ArrowInvalid:
-        if _blank_gzip(path):  # a phase in which nobody logged: valid, just empty
+        if _blank(path):  # a phase in which nobody logged: valid, just empty
             return LOG_SCHEMA.empty_table()
         raise
     return table.select(LOG_SCHEMA.names).cast(LOG_SCHEMA)
 
 
-def _blank_gzip(path: Path) -> bool:
-    with gzip.open(path, "rb") as handle:
+def _blank(path: Path) -> bool:
+    codec = "gzip" if path.suffix == ".gz" else "zstd"
+    with pa.CompressedInputStream(pa.OSFile(str(path), "rb"), codec) as handle:
         while chunk := handle.read(1 << 16):
             if chunk.strip():
                 return False
@@ -246,8 +251,11 @@ __all__ = [
     "EVENTS",
     "INCIDENT_JSON",
     "JOURNAL",
+    "JUDGED",
     "KEY_FIELDS",
     "LOGS",
+    "LOGS_GZIP",
+    "LOG_FILES",
     "LOG_SCHEMA",
     "METRICS",
     "METRIC_SCHEMA",
@@ -262,6 +270,7 @@ __all__ = [
     "Timestamps",
     "keyed",
     "list_incidents",
+    "logs_file",
     "read_annotation",
     "read_chaos_status",
     "read_events",

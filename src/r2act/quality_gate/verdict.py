@@ -14,15 +14,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from r2act.quality_gate.audit import audit_incident
+from r2act.quality_gate.audit import judge_incident
 from r2act.quality_gate.problems import Group, Verdict
 
 
 def judge(incident_dir: Path) -> Verdict:
     """The audit's verdict on the complete raw incident at ``incident_dir``, with the audit's
-    defaults (the default recovery policy, no staged logs) and no cross-incident checks."""
-    verdict, _ = audit_incident(incident_dir)
-    return verdict
+    defaults (the default recovery policy, no staged logs) and no cross-incident checks.
+
+    The verdict and the evidence summaries are kept in the incident's ``judged.json``, so
+    the audit does not read the files again (``quality_gate.judged``)."""
+    return judge_incident(incident_dir).verdict
 
 
 def is_clean(verdict: Verdict) -> bool:

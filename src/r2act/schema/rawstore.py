@@ -4,8 +4,13 @@ Both stages import these names from here (the lowest layer) so that neither has 
 the other::
 
     RUN/raw/<id>/incident.json journal.jsonl chaos.yaml COMPLETE
-    RUN/raw/<id>/{pre,during,post}/logs.jsonl.gz events.jsonl metrics.parquet
+    RUN/raw/<id>/{pre,during,post}/logs.jsonl.zst events.jsonl metrics.parquet
                                    state.json chaos_status.json
+    RUN/raw/<id>/judged.json       the first verdict on it (``quality_gate.judged``)
+
+Logs were gzip-compressed (``logs.jsonl.gz``) before issue 26: zstd level 1 writes them at
+about three times the speed and a quarter smaller, and decompresses about four times faster
+(``bench/collect.py --codecs``). Runs of either kind are read; ``logs_file`` finds which.
 """
 
 from __future__ import annotations
@@ -21,7 +26,14 @@ CHAOS_YAML: Final = "chaos.yaml"
 COMPLETE: Final = "COMPLETE"
 """Written last: an incident directory without it is partial."""
 
-LOGS: Final = "logs.jsonl.gz"
+LOGS: Final = "logs.jsonl.zst"
+"""A phase's log lines: JSON lines, one zstd frame (what the collector writes)."""
+LOGS_GZIP: Final = "logs.jsonl.gz"
+"""The same as one gzip member: what runs collected before the switch hold."""
+LOG_FILES: Final = (LOGS, LOGS_GZIP)
+"""Every name a phase's logs may have, the current format first."""
+LOG_FORMATS: Final = {LOGS: "jsonl+zstd", LOGS_GZIP: "jsonl+gzip"}
+"""The format each name stands for, as ``incident.json`` records it."""
 EVENTS: Final = "events.jsonl"
 METRICS: Final = "metrics.parquet"
 STATE: Final = "state.json"
@@ -29,9 +41,22 @@ CHAOS_STATUS: Final = "chaos_status.json"
 PHASE_FILES: Final = (LOGS, EVENTS, METRICS, STATE, CHAOS_STATUS)
 """The files of each phase directory."""
 
-UNSUMMED: Final = frozenset({JOURNAL, COMPLETE})
-"""Files the checksums leave out: the journal is appended to after completion, and
-``COMPLETE`` carries the sums."""
+JUDGED: Final = "judged.json"
+"""The first verdict on a complete incident with its evidence summaries, written after
+``COMPLETE`` by whoever judged it first (the collector); a cache, never required."""
+
+UNSUMMED: Final = frozenset({JOURNAL, COMPLETE, JUDGED})
+"""Files the checksums leave out: the journal is appended to after completion,
+``COMPLETE`` carries the sums, and ``judged.json`` is written after them."""
+
+
+def logs_file(phase_dir: Path) -> Path:
+    """The log file of a phase directory, whichever format it is in (``LOGS`` when none)."""
+    for name in LOG_FILES:
+        path = phase_dir / name
+        if path.is_file():
+            return path
+    return phase_dir / LOGS
 
 
 def file_digests(incident_dir: Path) -> dict[str, str]:

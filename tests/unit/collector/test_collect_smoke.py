@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+import zstandard
 from collector_helpers import write_campaign
 from typer.testing import CliRunner
 
@@ -75,8 +75,11 @@ def test_smoke_campaign_yields_a_complete_raw_directory_per_incident(tmp_path: P
         for phase in ("pre", "during", "post"):
             for name in layout.PHASE_FILES:
                 assert (directory / phase / name).is_file(), (phase, name)
-        with gzip.open(directory / "during" / layout.LOGS, "rt") as handle:
-            first = json.loads(handle.readline())
+        packed = (directory / "during" / layout.LOGS).read_bytes()
+        first = json.loads(
+            zstandard.ZstdDecompressor().decompressobj().decompress(packed)[:4096].split(b"\n")[0]
+        )
+        assert incident["formats"] == {"logs": "jsonl+zstd"}
         assert set(first) == {"ts", "pod", "container", "service", "line"}
         assert pq.read_table(directory / "pre" / layout.METRICS).num_rows > 0
         ClusterState.model_validate_json((directory / "post" / layout.STATE).read_text())

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+import zstandard
 
-from r2act.collector import store
+from r2act.collector import layout, store
 from r2act.errors import DataError
+from r2act.quality_gate.rawstore import read_logs
 from r2act.schema import KubeEvent, LogLine, MetricSeries
 
 
@@ -38,11 +40,34 @@ def test_log_lines_round_trip_through_gzip_json_lines_with_awkward_text(tmp_path
     ]
 
 
-def test_identical_logs_give_identical_bytes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("suffix", [".zst", ".gz"])
+def test_identical_logs_give_identical_bytes(tmp_path: Path, suffix: str) -> None:
     batch = [LogLine(float(i), "p", "c", "s", f"line {i}") for i in range(100)]
-    store.write_logs(tmp_path / "a.gz", [batch])
-    store.write_logs(tmp_path / "b.gz", [batch])
-    assert (tmp_path / "a.gz").read_bytes() == (tmp_path / "b.gz").read_bytes()
+    store.write_logs(tmp_path / f"a{suffix}", [batch])
+    store.write_logs(tmp_path / f"b{suffix}", [batch])
+    assert (tmp_path / f"a{suffix}").read_bytes() == (tmp_path / f"b{suffix}").read_bytes()
+
+
+def test_logs_are_one_checksummed_zstd_frame_the_gate_reads_back(tmp_path: Path) -> None:
+    lines = [LogLine(i / 3, "cart-1", "server", "cartservice", f"ü line {i}") for i in range(5000)]
+    path = tmp_path / layout.LOGS
+    assert path.name == "logs.jsonl.zst"
+    assert store.write_logs(path, [lines[:1000], lines[1000:]]) == 5000
+    frame = zstandard.get_frame_parameters(path.read_bytes())
+    assert frame.has_checksum
+    text = zstandard.ZstdDecompressor().decompressobj().decompress(path.read_bytes())
+    assert [json.loads(line)["ts"] for line in text.splitlines()] == [ln.ts for ln in lines]
+    table = read_logs(path)
+    assert table.column("line").to_pylist() == [ln.line for ln in lines]
+    assert table.column("ts").to_pylist() == [ln.ts for ln in lines]
+
+
+def test_a_phase_without_log_lines_reads_as_an_empty_table_in_either_format(
+    tmp_path: Path,
+) -> None:
+    for name in (layout.LOGS, "logs.jsonl.gz"):
+        assert store.write_logs(tmp_path / name, [[]]) == 0
+        assert read_logs(tmp_path / name).num_rows == 0
 
 
 def test_metrics_are_long_format_with_sorted_label_json(tmp_path: Path) -> None:
@@ -121,7 +146,7 @@ def test_a_write_error_on_the_compressor_thread_reaches_the_caller(tmp_path: Pat
         def write(self, _data: bytes) -> int:
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    compressor = store._Compressor(Full(), 1)  # type: ignore[arg-type]
+    compressor = store._Compressor(Full(), store._stream(tmp_path / "logs.jsonl.zst", 1))  # type: ignore[arg-type]
     compressor.write(b"x" * 100)
     with pytest.raises(OSError, match="No space"):
         compressor.close()

@@ -47,6 +47,9 @@ def test_audit_command_names_the_run_it_picked(
     assert "r2act-runs/gatetest" in result.output
     assert "1 main" in result.output
     assert "policy r2act-mechanics/2" in result.output
+    assert "0 verdicts reused" in result.output and "1 judged from the raw files" in result.output
+    again = CliRunner().invoke(app, ["audit", "-q"])
+    assert "1 verdicts reused as stored" in again.output, again.output
 
 
 def test_audit_labels_under_the_policy_it_is_given_and_refuses_an_unknown_one(

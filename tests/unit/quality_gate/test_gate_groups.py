@@ -12,7 +12,7 @@ from gate_rawfactory import RawSpec, write_raw_incident
 from r2act.actions import policy_named
 from r2act.errors import DataError
 from r2act.quality_gate import Group, audit_incident, read_verdicts, run_audit
-from r2act.quality_gate.audit import worker_pool
+from r2act.quality_gate.audit import judge_incident, worker_pool
 from r2act.schema import BenchmarkRecord, PlannedIncident
 
 POD = "onlineboutique_cartservice_pod_failure_severe_r01"
@@ -130,9 +130,9 @@ def test_an_interrupted_audit_leaves_no_verdicts_that_disagree_with_its_records(
         calls.append(args)
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return audit_incident(*args, **kwargs)  # type: ignore[arg-type]
+        return judge_incident(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("r2act.quality_gate.audit.audit_incident", interrupted)
+    monkeypatch.setattr("r2act.quality_gate.audit.judge_incident", interrupted)
     with pytest.raises(KeyboardInterrupt):
         run_audit(tmp_path, workers=1)
     assert not (tmp_path / "audit" / "audit.jsonl").exists()

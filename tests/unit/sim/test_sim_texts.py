@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
+import zstandard
 
 from r2act.cluster.sim.texts import EXT, TEXTS, Text
 from r2act.collector import collect, plan_collection
@@ -173,6 +174,10 @@ def _unexplained(line: str) -> Iterator[str]:
 
 def _records(run: Path, name: str) -> Iterator[dict[str, object]]:
     for path in sorted(run.rglob(name)):
+        if name.endswith(".zst"):  # the raw store's logs (issue 26)
+            text = zstandard.ZstdDecompressor().decompressobj().decompress(path.read_bytes())
+            yield from (json.loads(row) for row in text.splitlines())
+            continue
         opener = gzip.open if name.endswith(".gz") else open
         with opener(path, "rt", encoding="utf-8") as handle:  # type: ignore[operator]
             for row in handle:
@@ -187,7 +192,7 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Path
 
 
 def test_a_smoke_campaign_renders_no_log_text_outside_the_templates(smoke_run: Path) -> None:
-    lines = [str(r["line"]) for r in _records(smoke_run, "logs.jsonl.gz")]
+    lines = [str(r["line"]) for r in _records(smoke_run, "logs.jsonl.zst")]
     assert len(lines) > 10_000
     strays = sorted({part for line in lines for part in _unexplained(line)})
     assert not strays, f"{len(strays)} texts without a template, e.g. {strays[:8]}"
@@ -240,6 +245,6 @@ def test_probe_cadence_is_the_release_manifests(reference_dir: Path) -> None:
 def test_deadlines_show_only_where_the_code_sets_one(smoke_run: Path) -> None:
     """Online Boutique sets a per-call deadline only on the frontend's ads call
     (frontend/rpc.go L120): DeadlineExceeded can only appear wrapped as 'failed to get ads'."""
-    lines = [str(r["line"]) for r in _records(smoke_run, "logs.jsonl.gz")]
+    lines = [str(r["line"]) for r in _records(smoke_run, "logs.jsonl.zst")]
     deadline = [line for line in lines if "DeadlineExceeded" in line]
     assert all("failed to get ads: " in line for line in deadline), deadline[:3]
