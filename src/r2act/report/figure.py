@@ -14,7 +14,7 @@ from r2act.evaluation import figure as fig
 from r2act.evaluation.plot import points_of
 from r2act.evaluation.report import EvaluationReport
 
-WIDTH, HEIGHT = 640, 480
+WIDTH, HEIGHT = 720, 520
 LEFT, RIGHT, TOP, BOTTOM = 64, 20, 36, 52
 INSET = 120
 FONT_PX = 12
@@ -112,8 +112,8 @@ def scatter_svg(report: EvaluationReport) -> dict[str, Any]:
         "top": TOP,
         "plot_w": plot_w,
         "plot_h": plot_h,
-        "xticks": [{"v": t, "p": px(t)} for t in fig.ticks(x0, x1) if x0 <= t <= x1],
-        "yticks": [{"v": t, "p": py(t)} for t in fig.ticks(y0, y1) if y0 <= t <= y1],
+        "xticks": [{"text": _tick(t), "p": px(t)} for t in fig.ticks(x0, x1) if x0 <= t <= x1],
+        "yticks": [{"text": _tick(t), "p": py(t)} for t in fig.ticks(y0, y1) if y0 <= t <= y1],
         "points": drawn,
         "diagonal": diagonal,
         "diagonal_label": fig.DIAGONAL_LABEL,
@@ -121,3 +121,8 @@ def scatter_svg(report: EvaluationReport) -> dict[str, Any]:
         "incidents": report.incidents,
         "missing": [m.name for m in report.methods if m.name not in {p.name for p in points}],
     }
+
+
+def _tick(value: float) -> str:
+    """A tick label: two decimals, and never '-0.00'."""
+    return f"{abs(value) if abs(value) < 5e-3 else value:.2f}"
