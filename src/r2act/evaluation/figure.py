@@ -98,6 +98,16 @@ def is_zoomed(ranges: tuple[tuple[float, float], tuple[float, float]]) -> bool:
     return x1 - x0 < 0.95 or y1 - y0 < 0.95
 
 
+def diagonal_note(ranges: tuple[tuple[float, float], tuple[float, float]]) -> str | None:
+    """What to say when the zoomed view does not show the diagonal (None when it does)."""
+    (x0, x1), (y0, y1) = ranges
+    if max(x0, y0) < min(x1, y1):
+        return None
+    if y1 <= x0:
+        return f"{DIAGONAL_LABEL} lies above this view: every method here is below it"
+    return f"{DIAGONAL_LABEL} lies below this view: every method here is above it"
+
+
 def ticks(low: float, high: float, count: int = 5) -> list[float]:
     """Round tick positions within [low, high] (steps of 0.01, 0.02, 0.05, 0.1, 0.2, 0.25)."""
     span = high - low

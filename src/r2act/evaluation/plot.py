@@ -37,6 +37,19 @@ def points_of(report: EvaluationReport) -> list[fig.Point]:
 
 def scatter(report: EvaluationReport, path: Path) -> Path:
     """Write the scatter of every method in ``report`` to ``path``; return ``path``."""
+    from matplotlib import pyplot as plt
+
+    figure = draw(report)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(path)
+    finally:
+        plt.close(figure)
+    return path
+
+
+def draw(report: EvaluationReport) -> Any:
+    """The matplotlib figure of the scatter (the caller closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -73,11 +86,10 @@ def scatter(report: EvaluationReport, path: Path) -> Path:
         _labels(figure, axes, points)
         if points and fig.is_zoomed(ranges):
             _inset(axes, points, ranges)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(path)
-    finally:
+    except BaseException:
         plt.close(figure)
-    return path
+        raise
+    return figure
 
 
 def _diagonal(axes: Any, ranges: tuple[tuple[float, float], tuple[float, float]]) -> None:
@@ -99,7 +111,7 @@ def _diagonal(axes: Any, ranges: tuple[tuple[float, float], tuple[float, float]]
         axes.text(
             0.99,
             0.01,
-            f"{fig.DIAGONAL_LABEL}: outside this view",
+            fig.diagonal_note(ranges) or fig.DIAGONAL_LABEL,
             transform=axes.transAxes,
             ha="right",
             fontsize=_FONT,
@@ -111,6 +123,9 @@ def _labels(figure: Any, axes: Any, points: list[fig.Point]) -> None:
     """Name every point next to it (positions from ``figure.place_labels``, in pixels)."""
     if not points:
         return
+    from matplotlib import patheffects
+
+    halo = [patheffects.withStroke(linewidth=3, foreground="white")]
     box = axes.get_window_extent()
     height = box.height
     to_px = axes.transData.transform
@@ -135,6 +150,7 @@ def _labels(figure: Any, axes: Any, points: list[fig.Point]) -> None:
             color=fig.colour(index),
             fontweight="bold",
             zorder=4,
+            path_effects=halo,
             arrowprops=(
                 {"arrowstyle": "-", "color": fig.colour(index), "linewidth": 0.7} if far else None
             ),

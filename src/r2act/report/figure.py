@@ -117,6 +117,7 @@ def scatter_svg(report: EvaluationReport) -> dict[str, Any]:
         "points": drawn,
         "diagonal": diagonal,
         "diagonal_label": fig.DIAGONAL_LABEL,
+        "diagonal_note": fig.diagonal_note(ranges),
         "inset": inset,
         "incidents": report.incidents,
         "missing": [m.name for m in report.methods if m.name not in {p.name for p in points}],
