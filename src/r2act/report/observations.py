@@ -56,30 +56,44 @@ TRACES = f"{layout.OBSERVATIONS}/traces.parquet"
 _ERROR = ERROR_LINE.removeprefix("(?i)")
 
 
+DICTIONARY = ("case_id", "phase", "pod", "service", "container")
+"""Columns read as Arrow dictionaries: their codes come with the read, no string is built."""
+
+
 def cases_of(path: Path, columns: list[str] | None = None) -> Iterator[tuple[str, pa.Table]]:
     """(case id, rows) for each case of a dataset table, reading one row group at a time.
 
     The dataset writes one row group per case in case order; a case spread over several
     consecutive groups is joined, so this holds for any grouping that keeps cases together.
+    Low-cardinality columns come back dictionary-encoded.
     """
-    file = pq.ParquetFile(path)
+    names = pq.read_schema(path).names
+    file = pq.ParquetFile(path, read_dictionary=[c for c in DICTIONARY if c in names])
     wanted = None if columns is None else ["case_id", *[c for c in columns if c != "case_id"]]
     current: str | None = None
     parts: list[pa.Table] = []
     for index in range(file.num_row_groups):
         table = file.read_row_group(index, columns=wanted)
-        if table.num_rows == 0:
+        if table.num_rows == 0 or "case_id" not in names:
             continue
-        ids = table.column("case_id")
-        for case in pc.unique(ids).to_pylist():
-            rows = table if len(ids.unique()) == 1 else table.filter(pc.equal(ids, case))
+        ids = table.column("case_id").combine_chunks()
+        dictionary = ids.dictionary if pa.types.is_dictionary(ids.type) else pc.unique(ids)
+        present = [str(c) for c in dictionary.to_pylist()]
+        for case in present if len(present) == 1 else pc.unique(ids.cast(pa.string())).to_pylist():
+            rows = (
+                table if len(present) == 1 else table.filter(pc.equal(ids.cast(pa.string()), case))
+            )
             if case != current:
                 if current is not None:
-                    yield current, pa.concat_tables(parts)
+                    yield current, _joined(parts)
                 current, parts = case, []
             parts.append(rows)
     if current is not None:
-        yield current, pa.concat_tables(parts)
+        yield current, _joined(parts)
+
+
+def _joined(parts: list[pa.Table]) -> pa.Table:
+    return parts[0] if len(parts) == 1 else pa.concat_tables(parts, promote_options="permissive")
 
 
 @dataclass
@@ -112,6 +126,9 @@ def phase_windows(tables: list[pa.Table | None]) -> Windows:
     for table in tables:
         if table is None or table.num_rows == 0 or "ts" not in table.column_names:
             continue
+        table = table.select(["phase", "ts"])
+        if pa.types.is_dictionary(table.schema.field("phase").type):
+            table = table.set_column(0, "phase", table.column("phase").cast(pa.string()))
         for phase in PHASES:
             rows = table.filter(pc.equal(table.column("phase"), phase))
             if rows.num_rows:
@@ -120,9 +137,9 @@ def phase_windows(tables: list[pa.Table | None]) -> Windows:
     return windows
 
 
-def _b64(data: bytes | memoryview | npt.NDArray[Any]) -> str:
-    raw = data.tobytes() if isinstance(data, np.ndarray) else bytes(data)
-    return base64.b64encode(raw).decode("ascii")
+def _b64(data: bytes | memoryview | npt.NDArray[Any]) -> bytes:
+    raw = data.tobytes() if isinstance(data, np.ndarray) else data
+    return base64.b64encode(raw)
 
 
 @dataclass(frozen=True)
@@ -139,21 +156,37 @@ class LogIndex:
     """Lines longer than MAX_LINE_BYTES, shown cut."""
 
 
-def log_chunks(logs: pa.Table, t0: float) -> tuple[LogIndex, list[dict[str, Any]]]:
-    """The incident's log lines in time order, as chunk payloads and their index.
+@dataclass(frozen=True)
+class Logs:
+    """One incident's log lines in time order, decoded once for the chunks and the timeline."""
 
-    Each payload is ``{"n", "t", "p", "s", "d", "e", "o", "x"}``: the count, then base64 of
-    milliseconds since ``t0`` (int32), phase (uint8, index into PHASES), service and pod
-    (uint16, into the index's lists), error flag (uint8), line offsets (int32, n + 1) and the
-    UTF-8 text.
-    """
-    if logs.num_rows == 0:
-        return LogIndex(0, [], [], [], 0, 0), []
-    order = pc.sort_indices(logs, sort_keys=[("ts", "ascending")])
-    logs = logs.take(order)
+    seconds: npt.NDArray[np.float64]
+    """Seconds since t0."""
+    phase: npt.NDArray[np.uint8]
+    service: npt.NDArray[np.uint16]
+    pod: npt.NDArray[np.uint16]
+    error: npt.NDArray[np.uint8]
+    services: list[str]
+    pods: list[str]
+    line: pa.StringArray
+    cut: int
+
+    def __len__(self) -> int:
+        return len(self.seconds)
+
+
+def prepare(logs: pa.Table, t0: float) -> Logs:
+    """Sort (when needed), cut very long lines, flag error lines: one pass over the text."""
+    seconds = logs.column("ts").to_numpy() - t0
+    if len(seconds) > 1 and not bool(np.all(seconds[1:] >= seconds[:-1])):
+        order = np.argsort(seconds, kind="stable")
+        logs = logs.take(pa.array(order))
+        seconds = seconds[order]
     line = logs.column("line").combine_chunks()
+    if not pa.types.is_string(line.type):
+        line = line.cast(pa.string())
     lengths = pc.binary_length(line)
-    cut = int(pc.sum(pc.greater(lengths, MAX_LINE_BYTES)).as_py() or 0)
+    cut = int(pc.sum(pc.greater(lengths, MAX_LINE_BYTES)).as_py() or 0) if len(line) else 0
     if cut:  # keep the head of each long line and say how long it was
         long = pc.greater(lengths, MAX_LINE_BYTES)
         head = pc.binary_join_element_wise(
@@ -164,51 +197,81 @@ def log_chunks(logs: pa.Table, t0: float) -> tuple[LogIndex, list[dict[str, Any]
             "",
         )
         line = pc.if_else(long, head, line)
-    if not pa.types.is_string(line.type):
-        line = line.cast(pa.string())
-    errors = pc.match_substring_regex(line, _ERROR, ignore_case=True).fill_null(False)
-    error_flags = np.asarray(errors.to_numpy(zero_copy_only=False), dtype=np.uint8)
+    flags = pc.match_substring_regex(line, _ERROR, ignore_case=True).fill_null(False)
     services, service_codes = _codes(logs.column("service"))
     pods, pod_codes = _codes(logs.column("pod"))
-    phase_codes = _phase_codes(logs.column("phase"))
-    millis = np.round((logs.column("ts").to_numpy() - t0) * 1000).astype(np.int32)
+    return Logs(
+        seconds=seconds,
+        phase=_phase_codes(logs.column("phase")),
+        service=service_codes,
+        pod=pod_codes,
+        error=np.asarray(flags.to_numpy(zero_copy_only=False), dtype=np.uint8),
+        services=services,
+        pods=pods,
+        line=line,
+        cut=cut,
+    )
+
+
+def log_chunks(logs: Logs, key: str = "logs") -> tuple[LogIndex, list[bytes]]:
+    """The lines as chunk files (JavaScript, bytes) and their index.
+
+    Each file is ``r2actData("logs/K", {"n", "t", "p", "s", "d", "e", "o", "x"})``: the
+    count, then base64 of milliseconds since t0 (int32), phase (uint8, index into PHASES),
+    service and pod (uint16, into the index's lists), error flag (uint8), line offsets
+    (int32, n + 1) and the UTF-8 text. Base64 holds no quote, backslash or '<', so the
+    file is written without re-encoding any line.
+    """
+    n = len(logs)
+    if n == 0:
+        return LogIndex(0, [], logs.services, logs.pods, 0, 0), []
+    line = logs.line
+    millis = np.round(logs.seconds * 1000).astype(np.int32)
     offsets = np.frombuffer(line.buffers()[1], dtype=np.int32)[
         line.offset : line.offset + len(line) + 1
     ]
     data = line.buffers()[2]
-    payloads = []
+    text = memoryview(data) if data is not None else memoryview(b"")
+    files: list[bytes] = []
     sizes = []
     start = 0
-    n = len(line)
     while start < n:
         end = min(n, start + CHUNK_LINES)
         limit = offsets[start] + CHUNK_BYTES
         if offsets[end] > limit:  # long lines: cut the chunk at the byte budget
             end = max(start + 1, int(np.searchsorted(offsets, limit, side="right")) - 1)
         base = int(offsets[start])
-        text = memoryview(data)[base : int(offsets[end])] if data is not None else b""
-        payloads.append(
-            {
-                "n": end - start,
-                "t": _b64(millis[start:end]),
-                "p": _b64(phase_codes[start:end]),
-                "s": _b64(service_codes[start:end]),
-                "d": _b64(pod_codes[start:end]),
-                "e": _b64(error_flags[start:end]),
-                "o": _b64((offsets[start : end + 1] - base).astype(np.int32)),
-                "x": _b64(text),
-            }
-        )
+        number = len(files) + 1
+        parts = [
+            f'r2actData("{key}/{number}",{{"n":{end - start},"t":"'.encode(),
+            _b64(millis[start:end]),
+            b'","p":"',
+            _b64(logs.phase[start:end]),
+            b'","s":"',
+            _b64(logs.service[start:end]),
+            b'","d":"',
+            _b64(logs.pod[start:end]),
+            b'","e":"',
+            _b64(logs.error[start:end]),
+            b'","o":"',
+            _b64((offsets[start : end + 1] - base).astype(np.int32)),
+            b'","x":"',
+            _b64(text[base : int(offsets[end])]),
+            b'"});\n',
+        ]
+        files.append(b"".join(parts))
         sizes.append(end - start)
         start = end
-    index = LogIndex(n, sizes, services, pods, int(error_flags.sum()), cut)
-    return index, payloads
+    index = LogIndex(n, sizes, logs.services, logs.pods, int(logs.error.sum()), logs.cut)
+    return index, files
 
 
 def _codes(column: pa.ChunkedArray) -> tuple[list[str], npt.NDArray[np.uint16]]:
-    encoded = column.combine_chunks().dictionary_encode()
-    names = [str(v) for v in encoded.dictionary.to_pylist()]
-    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.uint16)
+    array = column.combine_chunks()
+    if not pa.types.is_dictionary(array.type):
+        array = array.dictionary_encode()
+    names = [str(v) for v in array.dictionary.to_pylist()]
+    codes = np.asarray(array.indices.to_numpy(zero_copy_only=False), dtype=np.uint16)
     return names, codes
 
 
@@ -216,6 +279,14 @@ def _phase_codes(column: pa.ChunkedArray) -> npt.NDArray[np.uint8]:
     names, codes = _codes(column)
     mapping = np.array([PHASES.index(n) if n in PHASES else 255 for n in names], dtype=np.uint8)
     return mapping[codes] if len(names) else codes.astype(np.uint8)
+
+
+def log_windows(logs: Logs, t0: float, windows: Windows) -> None:
+    """Widen ``windows`` by each phase's span in ``logs`` (times relative to ``t0``)."""
+    for code, phase in enumerate(PHASES):
+        times = logs.seconds[logs.phase == code]
+        if len(times):
+            windows.widen(phase, float(times.min()) + t0, float(times.max()) + t0)
 
 
 def bucket_width(windows: Windows) -> float:
@@ -228,20 +299,23 @@ def bucket_width(windows: Windows) -> float:
     return float(math.ceil(raw / 600) * 600)
 
 
-def log_volume(logs: pa.Table, t0: float, width: float, buckets: int) -> dict[str, Any]:
-    """Log lines and error lines per service per bucket: ``{service: [[lines], [errors]]}``."""
-    if logs.num_rows == 0:
+def log_volume(logs: Logs, offset: float, width: float, buckets: int) -> dict[str, Any]:
+    """Log lines and error lines per service per bucket: ``{service: [[lines], [errors]]}``.
+
+    ``offset`` is how far the timeline's zero lies after the logs' t0 (seconds)."""
+    if len(logs) == 0:
         return {}
-    services, codes = _codes(logs.column("service"))
-    slot = np.clip(((logs.column("ts").to_numpy() - t0) // width).astype(np.int64), 0, buckets - 1)
-    errors = pc.match_substring_regex(logs.column("line"), _ERROR, ignore_case=True)
-    flag = np.asarray(errors.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
-    flat = codes.astype(np.int64) * buckets + slot
-    total = np.bincount(flat, minlength=len(services) * buckets).reshape(len(services), buckets)
-    bad = np.bincount(flat[flag], minlength=len(services) * buckets).reshape(len(services), buckets)
+    slot = np.clip(((logs.seconds - offset) // width).astype(np.int64), 0, buckets - 1)
+    count = len(logs.services)
+    flat = logs.service.astype(np.int64) * buckets + slot
+    total = np.bincount(flat, minlength=count * buckets).reshape(count, buckets)
+    bad = np.bincount(flat[logs.error.astype(bool)], minlength=count * buckets).reshape(
+        count, buckets
+    )
     return {
         name: [total[i].tolist(), bad[i].tolist()]
-        for i, name in sorted(enumerate(services), key=lambda item: item[1])
+        for i, name in sorted(enumerate(logs.services), key=lambda item: item[1])
+        if total[i].any()
     }
 
 

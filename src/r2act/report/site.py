@@ -21,6 +21,7 @@ the tag); data files hold JSON (a JavaScript expression, whatever the strings sa
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import time
 from collections import Counter
@@ -31,6 +32,7 @@ from typing import Any
 
 import jinja2
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from r2act import __version__, datasets
 from r2act.agents.trajectory import Trajectory
@@ -133,12 +135,12 @@ class _Writer:
         self.result = result
         self.made: set[Path] = set()
 
-    def write(self, relative: str, content: str, *, page: bool = False) -> None:
+    def write(self, relative: str, content: str | bytes, *, page: bool = False) -> None:
         path = self.root / relative
         if path.parent not in self.made:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.made.add(path.parent)
-        data = content.encode("utf-8")
+        data = content.encode("utf-8") if isinstance(content, str) else content
         path.write_bytes(data)
         size = len(data)
         self.result.files += 1
@@ -738,17 +740,23 @@ def _one_incident(record: BenchmarkRecord, case: str, logs: pa.Table, site: _Sit
     case_events = None if events is None else events.get(case)
     case_metrics = None if metrics is None else metrics.get(case)
     case_spans = None if traces is None else traces.get(case)
-    windows = obs.phase_windows([logs, case_events, case_metrics])
-    t0 = windows.start
+    windows = obs.phase_windows([case_events, case_metrics])
+    first = pc.min(logs.column("ts")).as_py() if logs.num_rows else None
+    t0 = min(
+        windows.start if windows.phases else math.inf, first if first is not None else math.inf
+    )
+    t0 = 0.0 if math.isinf(t0) else float(t0)
+    prepared = obs.prepare(logs, t0)
+    obs.log_windows(prepared, t0, windows)
     width = obs.bucket_width(windows)
     buckets = max(1, int((windows.end - t0) // width) + 1)
-    index, chunks = obs.log_chunks(logs, t0)
+    index, chunks = obs.log_chunks(prepared)
     for number, payload in enumerate(chunks, 1):
-        writer.write(f"data/{slug}/logs-{number}.js", data_script(f"logs/{number}", payload))
+        writer.write(f"data/{slug}/logs-{number}.js", payload)
     series = {
         "width": width,
         "buckets": buckets,
-        "volume": obs.log_volume(logs, t0, width, buckets),
+        "volume": obs.log_volume(prepared, 0.0, width, buckets),
         "metrics": obs.moved_series(case_metrics, t0),
         "events": obs.event_rows(case_events, t0),
         "spans": obs.span_rows(case_spans, t0),
