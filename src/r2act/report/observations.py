@@ -4,20 +4,23 @@ Paper scale is 12.6M log lines (about 3 GB of text), so how lines get onto the p
 both the build time and the page weight:
 
 - Lines are never re-encoded one by one. A chunk of up to :data:`CHUNK_LINES` lines ships as
-  the UTF-8 bytes Arrow already holds plus their offsets, each base64-encoded (one C call per
-  chunk) inside a small JavaScript file. The page decodes a chunk only when the viewer needs
-  it, and puts each line on screen as text (``textContent``), never as markup: base64 has no
-  character that can end a string or a tag, so a hostile line cannot escape its chunk.
+  the UTF-8 bytes Arrow already holds plus their offsets, LZ4-compressed and base64-encoded
+  (a few C calls per chunk) inside a small JavaScript file. The page decodes a chunk only when the
+  viewer needs it, and puts each line on screen as text (``textContent``), never as markup:
+  base64 has no character that can end a string or a tag, so a hostile line cannot escape
+  its chunk.
 - The timeline is aggregated here (log lines and error lines per service per time bucket,
   the metric series that moved most between the baseline and the fault, events, and spans
   when the dataset has a traces table), so the page draws it without reading the logs.
 
-Each chunk file stays far below the 5 MB page budget (:data:`CHUNK_BYTES`).
+Each chunk file stays far below the 5 MB page budget (:data:`CHUNK_BYTES` of text before
+compression), and the whole site is about a tenth of the dataset's log text.
 """
 
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import math
 from collections.abc import Iterator
@@ -50,6 +53,8 @@ MOVED_SCORE = 3.0
 """Least change (in baseline standard deviations) for a series to count as moved."""
 MAX_EVENTS = 2000
 MAX_SPANS = 2000
+CODEC = "lz4_raw"
+"""Arrow's name for the LZ4 block format (no frame), which the page decodes."""
 TRACES = f"{layout.OBSERVATIONS}/traces.parquet"
 """Where a dataset holds spans, when its system emits them (DESIGN 7, ``full+traces``)."""
 
@@ -73,7 +78,9 @@ def cases_of(path: Path, columns: list[str] | None = None) -> Iterator[tuple[str
     current: str | None = None
     parts: list[pa.Table] = []
     for index in range(file.num_row_groups):
-        table = file.read_row_group(index, columns=wanted)
+        # one thread: Arrow's reader threads cost several times the CPU of the decoding
+        # itself on tables this size (bench/report.py measures CPU, not wall time)
+        table = file.read_row_group(index, columns=wanted, use_threads=False)
         if table.num_rows == 0 or "case_id" not in names:
             continue
         ids = table.column("case_id").combine_chunks()
@@ -178,11 +185,19 @@ class Logs:
 def prepare(logs: pa.Table, t0: float) -> Logs:
     """Sort (when needed), cut very long lines, flag error lines: one pass over the text."""
     seconds = logs.column("ts").to_numpy() - t0
+    services, service_codes = _codes(logs.column("service"))
+    pods, pod_codes = _codes(logs.column("pod"))
+    phases = _phase_codes(logs.column("phase"))
+    line = logs.column("line").combine_chunks()
     if len(seconds) > 1 and not bool(np.all(seconds[1:] >= seconds[:-1])):
         order = np.argsort(seconds, kind="stable")
-        logs = logs.take(pa.array(order))
-        seconds = seconds[order]
-    line = logs.column("line").combine_chunks()
+        seconds, service_codes, pod_codes, phases = (
+            seconds[order],
+            service_codes[order],
+            pod_codes[order],
+            phases[order],
+        )
+        line = pc.take(line, pa.array(order))
     if not pa.types.is_string(line.type):
         line = line.cast(pa.string())
     lengths = pc.binary_length(line)
@@ -198,11 +213,9 @@ def prepare(logs: pa.Table, t0: float) -> Logs:
         )
         line = pc.if_else(long, head, line)
     flags = pc.match_substring_regex(line, _ERROR, ignore_case=True).fill_null(False)
-    services, service_codes = _codes(logs.column("service"))
-    pods, pod_codes = _codes(logs.column("pod"))
     return Logs(
         seconds=seconds,
-        phase=_phase_codes(logs.column("phase")),
+        phase=phases,
         service=service_codes,
         pod=pod_codes,
         error=np.asarray(flags.to_numpy(zero_copy_only=False), dtype=np.uint8),
@@ -216,17 +229,20 @@ def prepare(logs: pa.Table, t0: float) -> Logs:
 def log_chunks(logs: Logs, key: str = "logs") -> tuple[LogIndex, list[bytes]]:
     """The lines as chunk files (JavaScript, bytes) and their index.
 
-    Each file is ``r2actData("logs/K", {"n", "t", "p", "s", "d", "e", "o", "x"})``: the
-    count, then base64 of milliseconds since t0 (int32), phase (uint8, index into PHASES),
-    service and pod (uint16, into the index's lists), error flag (uint8), line offsets
-    (int32, n + 1) and the UTF-8 text. Base64 holds no quote, backslash or '<', so the
-    file is written without re-encoding any line.
+    Each file is ``r2actData("logs/K", {"n": N, "u": SIZE, "z": BASE64})``: ``z`` is one LZ4
+    block (SIZE bytes once decompressed) of, in order, milliseconds since t0 (int32, N), line
+    offsets (int32, N + 1), service and pod (uint16, N each, into the index's lists), phase
+    (uint8, into PHASES), error flag (uint8) and the UTF-8 text. LZ4 because it costs a few
+    milliseconds per chunk (zlib took four times as long) and log text still shrinks about
+    eightfold; the page's 25-line decoder (``report.js``) reads the block format. Base64
+    holds no quote, backslash or '<', so the file needs no escaping and no line is
+    re-encoded.
     """
     n = len(logs)
     if n == 0:
         return LogIndex(0, [], logs.services, logs.pods, 0, 0), []
     line = logs.line
-    millis = np.round(logs.seconds * 1000).astype(np.int32)
+    millis = np.round(logs.seconds * 1000).astype("<i4")
     offsets = np.frombuffer(line.buffers()[1], dtype=np.int32)[
         line.offset : line.offset + len(line) + 1
     ]
@@ -241,29 +257,49 @@ def log_chunks(logs: Logs, key: str = "logs") -> tuple[LogIndex, list[bytes]]:
         if offsets[end] > limit:  # long lines: cut the chunk at the byte budget
             end = max(start + 1, int(np.searchsorted(offsets, limit, side="right")) - 1)
         base = int(offsets[start])
+        raw = b"".join(
+            [
+                millis[start:end].tobytes(),
+                (offsets[start : end + 1] - base).astype("<i4").tobytes(),
+                logs.service[start:end].astype("<u2").tobytes(),
+                logs.pod[start:end].astype("<u2").tobytes(),
+                logs.phase[start:end].tobytes(),
+                logs.error[start:end].tobytes(),
+                text[base : int(offsets[end])],
+            ]
+        )
+        packed = pa.compress(raw, codec=CODEC, asbytes=True)
         number = len(files) + 1
-        parts = [
-            f'r2actData("{key}/{number}",{{"n":{end - start},"t":"'.encode(),
-            _b64(millis[start:end]),
-            b'","p":"',
-            _b64(logs.phase[start:end]),
-            b'","s":"',
-            _b64(logs.service[start:end]),
-            b'","d":"',
-            _b64(logs.pod[start:end]),
-            b'","e":"',
-            _b64(logs.error[start:end]),
-            b'","o":"',
-            _b64((offsets[start : end + 1] - base).astype(np.int32)),
-            b'","x":"',
-            _b64(text[base : int(offsets[end])]),
-            b'"});\n',
-        ]
-        files.append(b"".join(parts))
+        head = f'r2actData("{key}/{number}",{{"n":{end - start},"u":{len(raw)},"z":"'.encode()
+        files.append(b"".join([head, base64.b64encode(packed), b'"});\n']))
         sizes.append(end - start)
         start = end
     index = LogIndex(n, sizes, logs.services, logs.pods, int(logs.error.sum()), logs.cut)
     return index, files
+
+
+def decode_chunk(payload: dict[str, Any]) -> dict[str, Any]:
+    """A chunk payload back as arrays and lines (what the page does; for tests and tools)."""
+    n = int(payload["n"])
+    raw = pa.decompress(
+        base64.b64decode(str(payload["z"])),
+        decompressed_size=int(payload["u"]),
+        codec=CODEC,
+        asbytes=True,
+    )
+    at = 0
+
+    def take(dtype: str, count: int) -> npt.NDArray[Any]:
+        nonlocal at
+        array = np.frombuffer(raw, dtype=dtype, count=count, offset=at)
+        at += array.nbytes
+        return array
+
+    millis, offsets = take("<i4", n), take("<i4", n + 1)
+    service, pod, phase, error = take("<u2", n), take("<u2", n), take("u1", n), take("u1", n)
+    text = raw[at:]
+    lines = [text[a:b].decode("utf-8") for a, b in itertools.pairwise(offsets.tolist())]
+    return {"t": millis, "s": service, "d": pod, "p": phase, "e": error, "lines": lines}
 
 
 def _codes(column: pa.ChunkedArray) -> tuple[list[str], npt.NDArray[np.uint16]]:
@@ -328,37 +364,55 @@ def moved_series(metrics: pa.Table | None, t0: float) -> list[dict[str, Any]]:
     """
     if metrics is None or metrics.num_rows == 0:
         return []
-    frame = metrics.select(["phase", "ts", "query", "labels", "value"]).to_pandas()
-    frame["series"] = frame["query"].astype(str) + "\x00" + frame["labels"].astype(str)
-    grouped = frame.groupby(["series", "phase"], observed=True)["value"].agg(["mean", "std"])
-    scored = []
-    for series in frame["series"].unique():
-        try:
-            pre = grouped.loc[(series, "pre")]
-            during = grouped.loc[(series, "during")]
-        except KeyError:
-            continue
-        spread = max(
-            float(0.0 if np.isnan(pre["std"]) else pre["std"]), 0.05 * abs(pre["mean"]), 1e-9
+    table = metrics.select(["phase", "ts", "query", "labels", "value"])
+    table = pa.table({name: _plain(table.column(name)) for name in table.column_names})
+    stats = (
+        table.filter(pc.is_in(table.column("phase"), pa.array(["pre", "during"])))
+        .group_by(["query", "labels", "phase"], use_threads=False)
+        .aggregate([("value", "mean"), ("value", "stddev", pc.VarianceOptions(ddof=1))])
+        .to_pylist()
+    )
+    by_series: dict[tuple[str, str], dict[str, tuple[float, float | None]]] = {}
+    for row in stats:
+        key = (str(row["query"]), str(row["labels"]))
+        by_series.setdefault(key, {})[str(row["phase"])] = (
+            float(row["value_mean"]),
+            row["value_stddev"],
         )
-        change = abs(float(during["mean"]) - float(pre["mean"])) / spread
+    scored = []
+    for key, phases in by_series.items():
+        if "pre" not in phases or "during" not in phases:
+            continue
+        (pre, std), (during, _) = phases["pre"], phases["during"]
+        spread = max(0.0 if std is None or math.isnan(std) else float(std), 0.05 * abs(pre), 1e-9)
+        change = abs(during - pre) / spread
         if change >= MOVED_SCORE:
-            scored.append((change, series))
+            scored.append((change, key))
     scored.sort(key=lambda item: (-item[0], item[1]))
     out = []
-    for change, series in scored[:MOVED_SERIES]:
-        rows = frame[frame["series"] == series].sort_values("ts")
-        query, labels = series.split("\x00", 1)
+    for change, (query, labels) in scored[:MOVED_SERIES]:
+        mask = pc.and_(
+            pc.equal(table.column("query"), query), pc.equal(table.column("labels"), labels)
+        )
+        rows = table.filter(mask)
+        rows = rows.take(pc.sort_indices(rows, sort_keys=[("ts", "ascending")]))
         out.append(
             {
                 "query": query,
                 "labels": _labels_text(labels),
                 "score": round(change, 1),
-                "t": [round(float(v) - t0, 3) for v in rows["ts"]],
-                "v": [float(v) for v in rows["value"]],
+                "t": [round(float(v) - t0, 3) for v in rows.column("ts").to_pylist()],
+                "v": [float(v) for v in rows.column("value").to_pylist()],
             }
         )
     return out
+
+
+def _plain(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A dictionary column as plain strings (other columns as they are)."""
+    if pa.types.is_dictionary(column.type):
+        return column.cast(pa.string())
+    return column
 
 
 def _labels_text(labels: str) -> str:

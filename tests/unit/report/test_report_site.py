@@ -6,19 +6,16 @@ same pages in a real browser are in ``test_report_browser.py``.
 
 from __future__ import annotations
 
-import base64
-import itertools
 import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from report_support import HOSTILE, LONG_LINE, DemoRun, r2act
 
-from r2act.report.observations import MAX_LINE_BYTES
+from r2act.report.observations import MAX_LINE_BYTES, decode_chunk
 from r2act.report.site import data_script
 
 PAGE_LIMIT = 5 * 2**20
@@ -146,10 +143,10 @@ def test_log_chunks_decode_to_the_dataset_lines_in_time_order(demo: DemoRun) -> 
                          filters=[("case_id", "==", case)]).to_pandas()  # fmt: skip
     lines: list[str] = []
     for chunk in _chunks(demo.site, demo.hostile_incident):
-        offsets = np.frombuffer(base64.b64decode(str(chunk["o"])), dtype=np.int32)
-        data = base64.b64decode(str(chunk["x"]))
-        assert len(offsets) == int(str(chunk["n"])) + 1
-        lines += [data[a:b].decode("utf-8") for a, b in itertools.pairwise(offsets)]
+        decoded = decode_chunk(chunk)
+        assert len(decoded["lines"]) == len(decoded["t"]) == int(str(chunk["n"]))
+        assert list(decoded["t"]) == sorted(decoded["t"])  # time order within the chunk
+        lines += decoded["lines"]
     assert len(lines) == len(logs)
     expected = logs.sort_values("ts", kind="stable")["line"].tolist()
     assert HOSTILE in lines  # kept whole: the page shows it as text

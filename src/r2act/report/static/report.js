@@ -94,29 +94,50 @@
     });
   }
 
-  /* -- base64 chunks ----------------------------------------------------------------------- */
+  /* -- log chunks: base64 of one LZ4 block (see r2act.report.observations.log_chunks) --- */
   function bytes(b64) {
     var raw = atob(b64);
     var out = new Uint8Array(raw.length);
     for (var i = 0; i < raw.length; i += 1) { out[i] = raw.charCodeAt(i); }
     return out;
   }
+  /* The LZ4 block format: a token (literal length, match length), literals, a 2-byte
+     offset back into the output, then the match; 15 in a length means more bytes follow. */
+  function unlz4(src, size) {
+    var dst = new Uint8Array(size), i = 0, o = 0, n = src.length;
+    while (i < n) {
+      var token = src[i++], literals = token >>> 4, more;
+      if (literals === 15) { do { more = src[i++]; literals += more; } while (more === 255); }
+      dst.set(src.subarray(i, i + literals), o);
+      i += literals; o += literals;
+      if (i >= n) { break; }
+      var from = o - (src[i] | (src[i + 1] << 8));
+      i += 2;
+      var length = token & 15;
+      if (length === 15) { do { more = src[i++]; length += more; } while (more === 255); }
+      length += 4;
+      if (from < 0 || o + length > size) { throw new Error("corrupt log chunk"); }
+      for (var k = 0; k < length; k += 1) { dst[o++] = dst[from + k]; }
+    }
+    return dst;
+  }
   var decoder = new TextDecoder("utf-8");
   function decodeChunk(payload) {
-    var o = new Int32Array(bytes(payload.o).buffer);
-    var x = bytes(payload.x);
-    var lines = new Array(payload.n);
-    for (var i = 0; i < payload.n; i += 1) { lines[i] = decoder.decode(x.subarray(o[i], o[i + 1])); }
-    return {
-      n: payload.n,
-      t: new Int32Array(bytes(payload.t).buffer),
-      p: bytes(payload.p),
-      s: new Uint16Array(bytes(payload.s).buffer),
-      d: new Uint16Array(bytes(payload.d).buffer),
-      e: bytes(payload.e),
-      lines: lines,
-      lower: null
-    };
+    var n = payload.n;
+    var buffer = unlz4(bytes(payload.z), payload.u).buffer;
+    var at = 0;
+    function take(Kind, count) {
+      var view = new Kind(buffer, at, count);
+      at += count * Kind.BYTES_PER_ELEMENT;
+      return view;
+    }
+    var t = take(Int32Array, n), o = take(Int32Array, n + 1);
+    var s = take(Uint16Array, n), d = take(Uint16Array, n);
+    var p = take(Uint8Array, n), e = take(Uint8Array, n);
+    var x = new Uint8Array(buffer, at);
+    var lines = new Array(n);
+    for (var i = 0; i < n; i += 1) { lines[i] = decoder.decode(x.subarray(o[i], o[i + 1])); }
+    return { n: n, t: t, p: p, s: s, d: d, e: e, lines: lines, lower: null };
   }
 
   /* -- incident page ---------------------------------------------------------------------- */
@@ -130,9 +151,9 @@
     meta.logs.chunks.forEach(function (n) { starts.push(acc); acc += n; });
     function chunk(k) {
       if (chunks[k]) { return Promise.resolve(chunks[k]); }
-      return load(base + "logs-" + (k + 1) + ".js", "logs/" + (k + 1)).then(function (payload) {
-        chunks[k] = decodeChunk(payload);
-        return chunks[k];
+      return load(base + "logs-" + (k + 1) + ".js", "logs/" + (k + 1)).then(decodeChunk).then(function (chunk) {
+        chunks[k] = chunk;
+        return chunk;
       });
     }
     function all() {
