@@ -144,8 +144,18 @@ def report(  # noqa: PLR0917 - typer maps parameters to options
     if serve:
         from r2act.report import serve as serve_site
 
-        serve_site(
-            target,
-            port,
-            ready=lambda url: console_err.print(f"serving {url} (Ctrl-C to stop)", highlight=False),
-        )
+        try:
+            serve_site(
+                target,
+                port,
+                ready=lambda url: console_err.print(
+                    f"serving {url} (Ctrl-C to stop)", highlight=False
+                ),
+            )
+        except KeyboardInterrupt:
+            console_err.print("stopped serving; the site stays in place", highlight=False)
+        except OSError as error:
+            raise DataError(
+                f"--port {port}: cannot serve on 127.0.0.1 ({error.strerror or error}); "
+                "pass another --port, or 0 for any free one"
+            ) from None

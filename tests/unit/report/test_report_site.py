@@ -192,3 +192,51 @@ def test_bad_input_is_one_line_and_exit_2(
     assert done.returncode == 2, done.stderr
     assert message in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "site").exists()
+
+
+def test_serve_answers_on_loopback_only(demo: DemoRun, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import urllib.request
+
+    site = tmp_path / "served"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "r2act", "report", str(demo.run), "--out", str(site),
+         "--serve", "--port", "0", "--replicates", "200"],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert child.stderr is not None
+        url = ""
+        for line in child.stderr:
+            if line.startswith("serving "):
+                url = line.split()[1]
+                break
+        assert url.startswith("http://127.0.0.1:"), url
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            assert answer.status == 200 and b"Leaderboard" in answer.read()
+    finally:
+        child.terminate()
+        child.wait(timeout=10)
+
+
+def test_spans_are_shown_when_the_dataset_has_a_traces_table() -> None:
+    import pyarrow as pa
+
+    from r2act.report.observations import span_rows
+
+    spans = pa.table(
+        {
+            "case_id": ["c", "c"],
+            "ts": [105.0, 101.0],
+            "service": ["frontend", "cartservice"],
+            "name": [HOSTILE, "GetCart"],
+            "attributes": [{"k": 1}, {"k": 2}],
+        }
+    )
+    shown = span_rows(spans, 100.0)
+    assert shown is not None
+    assert shown["columns"] == ["ts", "service", "name", "attributes"]
+    assert shown["t"] == [1.0, 5.0] and shown["total"] == 2  # time order, relative to t0
+    assert shown["rows"][1][2] == HOSTILE and shown["rows"][0][3] == '{"k": 2}'
+    assert span_rows(None, 0.0) is None
