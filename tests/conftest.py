@@ -61,6 +61,12 @@ SKIP_GROUPS = (
         "run ./scripts/test (it installs Locust 2.43.0 into .venv-locust) or set R2ACT_LOCUST",
     ),
     SkipGroup(
+        "Chromium (report browser tests)",
+        "chromium not installed",
+        "install Debian's 'chromium' package (./scripts/test installs it when run as root) "
+        "or set R2ACT_CHROMIUM to a Chromium executable",
+    ),
+    SkipGroup(
         "shellcheck",
         "shellcheck not installed",
         "install shellcheck (Debian package 'shellcheck')",
