@@ -75,9 +75,10 @@ def invalid_plans(
     """P- for an incident whose valid plans are ``valid``: the first two candidates no
     pattern accepts (module docstring)."""
     chosen: list[InvalidPlan] = []
-    for candidate in [*_near_misses(incident, topology, space, policy), *_candidates(
-        incident, topology, space
-    )]:
+    for candidate in [
+        *_near_misses(incident, topology, space, policy),
+        *_candidates(incident, topology, space),
+    ]:
         if any(p.matches(candidate.plan) for p in valid):
             continue
         if any(c.plan == candidate.plan for c in chosen) or not space.contains(candidate.plan):

@@ -196,7 +196,9 @@ class RecoveryPolicy:
         if self.memory_headroom is None:
             lowest = shipped + 1
         else:
-            working_set = memory_bytes(deployment.main.working_set or deployment.main.memory_request)
+            working_set = memory_bytes(
+                deployment.main.working_set or deployment.main.memory_request
+            )
             lowest = math.ceil(working_set * (1 + self.memory_headroom))
         if lowest > highest:
             raise DataError(

@@ -94,7 +94,9 @@ def resolve_parameters(
         if fault_type == FaultType.HTTP_ABORT:
             params["abort"] = True
     elif fault_type in DNS_FAULTS:
-        params.update(_dns(fault_type, service, topology, ident, incident_draw(seed, ident, "caller")))
+        params.update(
+            _dns(fault_type, service, topology, ident, incident_draw(seed, ident, "caller"))
+        )
     return params
 
 

@@ -88,8 +88,7 @@ def peak_working_set(case: Case, service: str) -> float | None:
     values = [
         float(value)
         for labels, value in zip(rows["labels"], rows["value"], strict=True)
-        if (found := json.loads(labels)).get("pod") in pods
-        and found.get("container") == container
+        if (found := json.loads(labels)).get("pod") in pods and found.get("container") == container
     ]
     return max(values) if values else None
 

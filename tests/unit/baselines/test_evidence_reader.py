@@ -128,9 +128,7 @@ def test_gold_rca_and_the_mapper_miss_exactly_the_dns_faults_off_the_primary_cal
         caller = record.fault.parameters.get("caller")
         if isinstance(caller, str):
             callers[caller] += 1
-        off_primary = isinstance(caller, str) and caller != ONLINE_BOUTIQUE.primary_caller(
-            service
-        )
+        off_primary = isinstance(caller, str) and caller != ONLINE_BOUTIQUE.primary_caller(service)
         assert is_valid(plan, record) is not off_primary, record.incident_id
     # the sample puts DNS faults in every holder of cart's and catalog's addresses
     assert set(callers) == {"frontend", "checkoutservice", "recommendationservice"}

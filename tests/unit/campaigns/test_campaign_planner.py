@@ -250,7 +250,9 @@ def test_a_fixed_limit_percent_overrides_the_drawn_range() -> None:
         for i in plan_incidents(manifest)
     }
     assert {v for (intensity, _), v in by.items() if intensity == Intensity.SEVERE} == {"38Mi"}
-    moderate = [int(str(v).removesuffix("Mi")) for (k, _), v in by.items() if k == Intensity.MODERATE]
+    moderate = [
+        int(str(v).removesuffix("Mi")) for (k, _), v in by.items() if k == Intensity.MODERATE
+    ]
     assert all(44 <= m <= 54 for m in moderate)
 
 

@@ -136,7 +136,9 @@ class SimulatedCluster:
         self._logs = LogSource(topology, loaded.seed, users, scale)
         self._metrics = MetricSource(topology, loaded.seed, loaded.namespace)
         self._requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
-        self._working_sets = {d.name: topology.working_set_bytes(d.name) for d in topology.deployments}
+        self._working_sets = {
+            d.name: topology.working_set_bytes(d.name) for d in topology.deployments
+        }
         self._timelines: dict[str, PodTimeline] | None = None
         self._cuts: list[float] = []
         self._scenes: dict[int, Scene] = {}

@@ -103,7 +103,9 @@ class MetricSource:
     def __init__(self, topology: Topology, seed: int, namespace: str) -> None:
         self.topology, self.seed, self.namespace = topology, seed, namespace
         self.requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
-        self.working_sets = {d.name: topology.working_set_bytes(d.name) for d in topology.deployments}
+        self.working_sets = {
+            d.name: topology.working_set_bytes(d.name) for d in topology.deployments
+        }
         self.cpu_limit = {
             d.name: cpu_millicores(d.main.cpu_limit) / 1000 for d in topology.deployments
         }
