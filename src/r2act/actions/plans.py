@@ -53,7 +53,7 @@ class IncidentLabels(BaseModel):
     invalid_plans: list[InvalidPlan] = Field(
         min_length=2, description="P-: plausible invalid plans, each tagged with its mode."
     )
-    policy: str = Field(description="Name and version of the policy, e.g. 'r2act-mechanics/2'.")
+    policy: str = Field(description="Name and version of the policy, e.g. 'r2act-mechanics/3'.")
 
 
 def label_incident(

@@ -46,7 +46,7 @@ def test_audit_command_names_the_run_it_picked(
     assert result.exit_code == 0, result.output
     assert "r2act-runs/gatetest" in result.output
     assert "1 main" in result.output
-    assert "policy r2act-mechanics/2" in result.output
+    assert "policy r2act-mechanics/3" in result.output
 
 
 def test_audit_labels_under_the_policy_it_is_given_and_refuses_an_unknown_one(
