@@ -774,3 +774,68 @@ def test_repair_dependency_restores_the_manifest_address_and_undo_reverts_it(
     cluster.undo(effect)
     assert _env(harness)["CART_SERVICE_ADDR"] == "cartservice.invalid:7070"
     assert [r.kind for r in cluster.leftovers()] == ["ConfigFault"]
+
+
+def test_a_planned_dns_fault_in_a_non_primary_caller_patches_only_that_caller(
+    harness: Harness,
+) -> None:
+    """The planner draws the caller holding the address (issue 21): a cart address fault
+    drawn into checkoutservice touches checkout's template only, and the valid plan's repair
+    there restores it."""
+    from r2act.campaigns import render_chaos
+    from r2act.campaigns.planner import resolve_parameters
+    from r2act.schema import FaultSpec, Intensity, PhaseDurations, PlannedIncident
+    from r2act.systems import ONLINE_BOUTIQUE
+
+    ident = "onlineboutique_cartservice_dns_fault_severe_r01"
+    draw = next(
+        seed
+        for seed in range(64)
+        if resolve_parameters(
+            FaultType.DNS_FAULT, "cartservice", 1, {}, ONLINE_BOUTIQUE, ident=ident, seed=seed
+        )["caller"]
+        == "checkoutservice"
+    )
+    params = resolve_parameters(
+        FaultType.DNS_FAULT, "cartservice", 1, {}, ONLINE_BOUTIQUE, ident=ident, seed=draw
+    )
+    incident = PlannedIncident(
+        id=ident,
+        campaign="kmock",
+        system="onlineboutique",
+        service="cartservice",
+        fault=FaultSpec(
+            type=FaultType.DNS_FAULT,
+            intensity=Intensity.SEVERE,
+            service="cartservice",
+            duration_s=120,
+            parameters=params,
+        ),
+        repetition=1,
+        phases=PhaseDurations(),
+        seed=draw,
+    )
+    _frontend_with_env(harness)
+    checkout = deployment("checkoutservice")
+    checkout["spec"]["template"]["spec"]["containers"][0]["env"] = [
+        {"name": "CART_SERVICE_ADDR", "value": "cartservice:7070"},
+    ]
+    harness.put("apps/v1/deployments", checkout)
+    cluster = harness.cluster()
+    ref = cluster.inject(render_chaos(incident, NS, ONLINE_BOUTIQUE))
+    assert _env(harness, "checkoutservice") == {"CART_SERVICE_ADDR": "cartservice.invalid:7070"}
+    assert _env(harness)["CART_SERVICE_ADDR"] == "cartservice:7070"  # the frontend is untouched
+    # the near miss changes nothing: the frontend's value is already right
+    missed = cluster.apply_plan(
+        plan(operation="repair_dependency", target="frontend", dependency="cartservice:7070")
+    )
+    assert missed.changes == []
+    repaired = cluster.apply_plan(
+        plan(operation="repair_dependency", target="checkoutservice", dependency="cartservice:7070")
+    )
+    assert [c.deployment for c in repaired.changes] == ["checkoutservice"]
+    assert _env(harness, "checkoutservice") == {"CART_SERVICE_ADDR": "cartservice:7070"}
+    cluster.undo(repaired)
+    cluster.remove(ref)
+    assert _env(harness, "checkoutservice") == {"CART_SERVICE_ADDR": "cartservice:7070"}
+    assert cluster.leftovers() == []

@@ -3,7 +3,7 @@
 Pure functions over typed models; the policy is a named, versioned object. Start with
 ``label_incident`` (labels of one incident), ``is_valid`` (score one plan against them)
 and ``map_rca`` (the policy's plan for a diagnosed service and fault type). Policies are
-looked up by name with ``policy_named``; ``DEFAULT_POLICY`` is ``r2act-mechanics/2``."""
+looked up by name with ``policy_named``; ``DEFAULT_POLICY`` is ``r2act-mechanics/3``."""
 
 from r2act.actions.catalog import (
     OPERATION_CATALOG,

@@ -25,7 +25,7 @@ class FieldDomain:
 
 @dataclass(frozen=True)
 class OperationSpec:
-    """One row of the catalogue (paper Table II; typical faults per ``r2act-mechanics/2``)."""
+    """One row of the catalogue (paper Table II; typical faults per ``r2act-mechanics/3``)."""
 
     operation: Operation
     fields: tuple[FieldDomain, ...]
@@ -67,7 +67,8 @@ OPERATION_CATALOG: Mapping[Operation, OperationSpec] = MappingProxyType(
                 _TARGET,
                 FieldDomain(
                     "memory_limit",
-                    "memory quantity above A.current_memory_limits[target], "
+                    "memory quantity above the target's current limit (its observations "
+                    "show it; A.current_memory_limits lists the shipped ones), "
                     "at most A.max_memory_limit",
                 ),
             ),

@@ -5,10 +5,13 @@ fault type, never the incident's parameters, and it never reads a list's order: 
 the policy's rules for the fault type, gold first, and returns the first one whose plan is
 fully determined by the pair:
 
-- a restart, rollback or scale-out needs only its target (the service, or the primary
-  caller the policy names for DNS faults);
-- ``increase_memory_limit`` takes the policy's canonical new limit for the service (the
-  smallest 32Mi step above its shipped limit);
+- a restart, rollback or scale-out needs only its target (the service, or for DNS faults
+  the primary caller: the pair does not say which caller holds the broken address, so the
+  mapper takes the one every user request passes through, which is wrong whenever the
+  fault sits in another holder);
+- ``increase_memory_limit`` takes one 32Mi step above the service's shipped limit (the
+  pair tells neither the lowered limit nor the working set; under ``r2act-mechanics/3`` this
+  is valid exactly when the step clears the working set with the policy's headroom);
 - ``repair_dependency`` takes the service's own endpoint (the name a DNS fault breaks);
 - ``rollback_config`` needs the faulty route, which the pair does not tell; when the
   policy offers no other rule, the mapper takes the service's most-trafficked route
@@ -66,7 +69,7 @@ def map_rca(
 def _plan(
     rule: PlanRule, service: str, space: ActionSpace, topology: Topology
 ) -> RecoveryPlan | None:
-    if rule.role == Role.PRIMARY_CALLER:
+    if rule.role in (Role.PRIMARY_CALLER, Role.ADDRESS_HOLDER):
         try:
             target = primary_caller(service, topology)
         except DataError:

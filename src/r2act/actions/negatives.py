@@ -11,6 +11,14 @@ The rule (``docs/faults.md``, "Invalid plans"), as in the paper's two per incide
    dependency by name) for pod, delay, CPU and memory faults; a backend on the faulty route
    for HTTP faults; the callee itself for DNS faults (whose gold acts on the caller).
 
+Where the valid plan is bound to the incident's evidence (``r2act-mechanics/3``), the near
+miss comes first, since it is the mistake a method that got the diagnosis right still makes:
+for a DNS fault the right repair on another caller that holds the same address (the
+primary caller when the fault is elsewhere, else the first other holder by name); for a
+memory fault the right operation with a limit that does not clear the working set under
+load (one 32Mi step above the lowered limit when that stays under it, else the whole Mi
+just under it), tagged ``invalid_scope`` (a field of the right plan that does not recover).
+
 Candidates are tried in that order and a candidate any valid pattern accepts is skipped
 (the next one in the fault type's list takes its place), so P- never contradicts P+ under
 any policy; ``no_action`` closes every list. Every candidate lies inside the action space,
@@ -22,8 +30,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from r2act.actions.injected import broken_endpoint, injected_scope, stress_workers
-from r2act.actions.policy import PlanRule, Reach, RecoveryPolicy
+from r2act.actions.injected import (
+    address_holder,
+    broken_caller,
+    broken_endpoint,
+    injected_scope,
+    lowered_limit,
+    stress_workers,
+)
+from r2act.actions.policy import PlanRule, Reach, RecoveryPolicy, Role
 from r2act.errors import DataError
 from r2act.schema import (
     ActionSpace,
@@ -46,6 +61,8 @@ from r2act.schema import (
 
 PER_INCIDENT = 2
 """Invalid plans listed per incident (the paper's 604 for 302 incidents)."""
+_MI = 2**20
+_STEP = 32 * _MI
 
 
 def invalid_plans(
@@ -58,7 +75,10 @@ def invalid_plans(
     """P- for an incident whose valid plans are ``valid``: the first two candidates no
     pattern accepts (module docstring)."""
     chosen: list[InvalidPlan] = []
-    for candidate in _candidates(incident, topology, space):
+    for candidate in [
+        *_near_misses(incident, topology, space, policy),
+        *_candidates(incident, topology, space),
+    ]:
         if any(p.matches(candidate.plan) for p in valid):
             continue
         if any(c.plan == candidate.plan for c in chosen) or not space.contains(candidate.plan):
@@ -94,6 +114,53 @@ def neighbour(service: str, topology: Topology, space: ActionSpace) -> Neighbour
         if name != service and name in space.targets:
             return Neighbour(name, is_caller=False)
     return None
+
+
+def _near_misses(
+    incident: PlannedIncident, topology: Topology, space: ActionSpace, policy: RecoveryPolicy
+) -> Iterator[InvalidPlan]:
+    """The right operation with the field the incident's evidence decides wrong."""
+    fault, service = FaultType(incident.fault.type), incident.service
+    if fault in (FaultType.DNS_FAULT, FaultType.DNS_RANDOM):
+        if policy.rules_for(fault)[0].role != Role.ADDRESS_HOLDER:
+            return
+        holder = address_holder(broken_caller(incident), service, topology)
+        endpoint = broken_endpoint(incident, topology)
+        primary = topology.primary_caller(service)
+        others = [c for c in topology.address_holders(service) if c != holder]
+        others.sort(key=lambda c: (c != primary, c))
+        for other in others[:1]:
+            yield _wrong_target(
+                RepairDependency(operation="repair_dependency", target=other, dependency=endpoint),
+                f"{other} also holds {service}'s address, but its value is right; the broken "
+                f"one is in {holder}, whose logs show the address it dials.",
+            )
+        yield _wrong_operation(
+            RestartService(operation="restart_service", target=holder),
+            f"A restart of {holder} keeps the broken variable in its pod template.",
+        )
+    elif fault == FaultType.MEMORY_PRESSURE and policy.memory_headroom is not None:
+        lowered = lowered_limit(incident)
+        working_set = policy.memory_bounds(topology.deployment(service)).working_set
+        if lowered is None or working_set is None:
+            return
+        step = lowered + _STEP
+        limit = step if step < working_set else (working_set - 1) // _MI * _MI
+        if limit <= lowered:
+            return
+        yield InvalidPlan(
+            plan=IncreaseMemoryLimit(
+                operation="increase_memory_limit",
+                target=service,
+                memory_limit=format_mebibytes(limit),
+            ),
+            failure_mode=FailureMode.INVALID_SCOPE,
+            rationale=(
+                f"{format_mebibytes(limit)} is above the lowered {format_mebibytes(lowered)} "
+                f"but under the {format_mebibytes(working_set)} working set under load: "
+                "the container is OOM-killed again."
+            ),
+        )
 
 
 def _candidates(

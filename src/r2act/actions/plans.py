@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from r2act.actions.injected import broken_endpoint, injected_scope, stress_workers
+from r2act.actions.injected import (
+    address_holder,
+    broken_caller,
+    broken_endpoint,
+    injected_scope,
+    stress_workers,
+)
 from r2act.actions.negatives import invalid_plans
 from r2act.actions.policy import DEFAULT_POLICY, PlanRule, RecoveryPolicy, Role, primary_caller
 from r2act.actions.space import action_space
@@ -47,7 +53,7 @@ class IncidentLabels(BaseModel):
     invalid_plans: list[InvalidPlan] = Field(
         min_length=2, description="P-: plausible invalid plans, each tagged with its mode."
     )
-    policy: str = Field(description="Name and version of the policy, e.g. 'r2act-mechanics/2'.")
+    policy: str = Field(description="Name and version of the policy, e.g. 'r2act-mechanics/3'.")
 
 
 def label_incident(
@@ -70,12 +76,21 @@ def label_incident(
     )
 
 
-def rule_targets(rule: PlanRule, service: str, topology: Topology, space: ActionSpace) -> list[str]:
-    """The deployments a rule's plan may act on, canonical one first."""
+def rule_targets(
+    rule: PlanRule,
+    service: str,
+    topology: Topology,
+    space: ActionSpace,
+    incident_caller: str | None = None,
+) -> list[str]:
+    """The deployments a rule's plan may act on, canonical one first (``incident_caller``:
+    the caller a DNS fault broke, for the ADDRESS_HOLDER role)."""
     if rule.role == Role.SERVICE:
         return [service]
     if rule.role == Role.PRIMARY_CALLER:
         return [primary_caller(service, topology)]
+    if rule.role == Role.ADDRESS_HOLDER:
+        return [address_holder(incident_caller, service, topology)]
     callers = sorted(c for c in topology.callers(service) if c in space.targets)
     return [service, *callers]
 
@@ -89,7 +104,7 @@ def _plan_for(
 ) -> tuple[RecoveryPlan, PlanPattern]:
     """The canonical plan of ``rule`` for ``incident`` and the pattern of its equivalents."""
     service = incident.service
-    targets = rule_targets(rule, service, topology, space)
+    targets = rule_targets(rule, service, topology, space, broken_caller(incident))
     target, operation = targets[0], rule.operation
     if target not in space.targets:
         raise DataError(
@@ -120,7 +135,7 @@ def _plan_for(
         )
     if operation == Operation.INCREASE_MEMORY_LIMIT:
         bounds = policy.memory_bounds(topology.deployment(target))
-        gold = (bounds.lowest // _ROUNDING + 1) * _ROUNDING  # strictly above the shipped limit
+        gold = -(-bounds.lowest // _ROUNDING) * _ROUNDING  # the lowest, up to a 32Mi step
         plan = IncreaseMemoryLimit(
             operation="increase_memory_limit",
             target=target,
@@ -129,7 +144,7 @@ def _plan_for(
         return plan, PlanPattern(
             operation=operation,
             targets=targets,
-            min_memory_limit=format_mebibytes(bounds.lowest + 1),  # A: strictly above shipped
+            min_memory_limit=format_mebibytes(bounds.lowest),
             max_memory_limit=format_mebibytes(bounds.highest),
         )
     if operation == Operation.ROLLBACK_CONFIG:

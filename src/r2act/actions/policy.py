@@ -1,15 +1,20 @@
 """Recovery-semantics policies: which plans recover which fault, named and versioned.
 
-Labels are a policy decision, so every record carries ``str(policy)``. Two policies ship:
+Labels are a policy decision, so every record carries ``str(policy)``. Three policies ship:
 
-- ``r2act-mechanics/2`` (the default) follows what recovers under the real mechanics of
-  the shipped deployment (``docs/faults.md``): a restart for pod, delay and CPU faults
-  (gRPC clients pin one connection, so added replicas get no traffic); for CPU on the entry
-  point also a scale-out to more pods than the stressor has workers, since its users open
-  a connection per request and spread over the ready pods; the frontend route rule for
-  HTTP faults (a restart also clears it, since Chaos Mesh injects only the pods it
-  selected at creation); the primary caller's environment for DNS faults; the memory limit
-  for memory faults.
+- ``r2act-mechanics/3`` (the default) follows what recovers under the real mechanics of
+  the shipped deployment (``docs/faults.md``), bound to what the incident shows: a restart
+  for pod, delay and CPU faults (gRPC clients pin one connection, so added replicas get no
+  traffic); for CPU on the entry point also a scale-out to more pods than the stressor has
+  workers, since its users open a connection per request and spread over the ready pods;
+  the frontend route rule for HTTP faults (a restart also clears it, since Chaos Mesh
+  injects only the pods it selected at creation); for DNS faults the environment of the
+  caller that holds the broken address (drawn per incident from every holder); for memory
+  faults a limit that clears the container's working set under load with
+  ``memory_headroom`` to spare.
+- ``r2act-mechanics/2`` is version 3 with the DNS fault always in the primary caller and
+  any memory limit above the shipped one; it stays selectable to re-audit runs collected
+  before version 3 (on newer runs its DNS labels miss the drawn caller).
 - ``paper-table-ii/1`` keeps the paper's Table II (one operation per fault type, on the
   labelled service) for reproduction.
 
@@ -20,6 +25,7 @@ bump ``version`` when you do.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -35,7 +41,10 @@ class Role(StrEnum):
     SERVICE = "service"
     """S itself."""
     PRIMARY_CALLER = "primary_caller"
-    """The caller C whose ``<S>_ADDR`` a DNS fault breaks (``primary_caller``)."""
+    """The caller C whose ``<S>_ADDR`` a DNS fault breaks (``primary_caller``); version 2."""
+    ADDRESS_HOLDER = "address_holder"
+    """The caller holding the broken ``<S>_ADDR``: the fault's ``caller`` parameter, drawn
+    per incident from ``Topology.address_holders`` (its logs show the address it dials)."""
     SERVICE_OR_CALLER = "service_or_caller"
     """S (gold) or any direct caller of S (paper: repair the name on either side)."""
 
@@ -73,7 +82,7 @@ class PlanRule:
 
 _M, _P = Operation, Role
 
-_MECHANICS: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
+_MECHANICS_V2: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
     {
         FaultType.POD_FAILURE: (PlanRule(_M.RESTART_SERVICE),),
         FaultType.NETWORK_DELAY: (PlanRule(_M.RESTART_SERVICE),),
@@ -98,6 +107,20 @@ _MECHANICS: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
     }
 )
 
+_MECHANICS: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
+    {
+        **_MECHANICS_V2,
+        FaultType.DNS_FAULT: (
+            PlanRule(_M.REPAIR_DEPENDENCY, _P.ADDRESS_HOLDER),
+            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.ADDRESS_HOLDER),
+        ),
+        FaultType.DNS_RANDOM: (
+            PlanRule(_M.REPAIR_DEPENDENCY, _P.ADDRESS_HOLDER),
+            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.ADDRESS_HOLDER),
+        ),
+    }
+)
+
 _TABLE_II: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
     {
         FaultType.POD_FAILURE: (PlanRule(_M.RESTART_SERVICE),),
@@ -114,10 +137,12 @@ _TABLE_II: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
 
 @dataclass(frozen=True)
 class MemoryBounds:
-    """The admissible new limits for a memory incident, in bytes (inclusive)."""
+    """The new limits that recover a memory incident, in bytes (both inclusive)."""
 
     lowest: int
     highest: int
+    working_set: int | None = None
+    """The working set under load the lowest limit clears (None: bounded by the manifest)."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +159,9 @@ class RecoveryPolicy:
     """Largest memory limit any plan may set."""
     memory_ceiling_factor: int = 4
     """A raised limit beyond this multiple of the shipped one is over-provisioning."""
+    memory_headroom: float | None = None
+    """A new limit must clear the container's working set under load by this share
+    (``Topology.working_set_bytes``); None: any limit above the shipped one recovers."""
 
     def __str__(self) -> str:
         return f"{self.name}/{self.version}"
@@ -156,19 +184,28 @@ class RecoveryPolicy:
         return self.rules_for(fault_type)[0].operation
 
     def memory_bounds(self, deployment: DeploymentSpec) -> MemoryBounds:
-        """Limits that undo a lowered limit: at least the shipped one, at most the ceiling.
+        """Limits that undo a lowered limit, at most the ceiling (both bounds inclusive).
 
-        The action space admits only limits strictly above the shipped one (it is shared by
-        every incident, so it shows the shipped limits); restoring exactly the shipped value
-        is what ``rollback_deployment`` does."""
+        With ``memory_headroom`` the lowest is the working set under load plus the headroom
+        (the mechanism: a limit under the working set is OOM-killed under load, whatever
+        the manifest says); without, it is just above the shipped limit (restoring exactly
+        the shipped value is what ``rollback_deployment`` does)."""
         shipped = memory_bytes(deployment.main.memory_limit)
         highest = min(self.memory_ceiling_factor * shipped, memory_bytes(self.max_memory_limit))
-        if shipped > highest:
-            raise DataError(
-                f"{deployment.name}: shipped memory limit {deployment.main.memory_limit} is "
-                f"above policy {self}'s ceiling {self.max_memory_limit} (raise max_memory_limit)"
+        working_set: int | None = None
+        if self.memory_headroom is None:
+            lowest = shipped + 1
+        else:
+            working_set = memory_bytes(
+                deployment.main.working_set or deployment.main.memory_request
             )
-        return MemoryBounds(shipped, highest)
+            lowest = math.ceil(working_set * (1 + self.memory_headroom))
+        if lowest > highest:
+            raise DataError(
+                f"{deployment.name}: no memory limit from {lowest} bytes up to policy "
+                f"{self}'s ceiling {highest} bytes recovers it (raise max_memory_limit)"
+            )
+        return MemoryBounds(lowest, highest, working_set)
 
 
 def primary_caller(service: str, topology: Topology) -> str:
@@ -193,10 +230,24 @@ def primary_callers(topology: Topology) -> dict[str, str]:
     }
 
 
-MECHANICS_POLICY = RecoveryPolicy(name="r2act-mechanics", version=2)
-"""What recovers under the real mechanics (``docs/faults.md``); the default. Version 2: the
-shipped load generator opens a connection per request, so a scale-out of the entry point
-relieves its CPU fault (version 1 assumed Locust's kept-alive connections)."""
+MEMORY_HEADROOM = 0.2
+"""Headroom a new limit keeps above the working set under load (a named parameter): an
+operator sizing a limit from a short window leaves room for growth the window did not
+show. 20% sits above the simulated working set's 8% movement below its peak and above the
+15% safety margin the Kubernetes VPA recommender adds to its estimate by default
+(``--recommendation-margin-fraction``)."""
+
+MECHANICS_POLICY = RecoveryPolicy(
+    name="r2act-mechanics", version=3, memory_headroom=MEMORY_HEADROOM
+)
+"""What recovers under the real mechanics (``docs/faults.md``), bound to the incident's
+evidence; the default. Version 3: a DNS fault sits in any caller that holds the address
+(drawn per incident), and a memory plan must clear the working set under load. Version 2:
+the shipped load generator opens a connection per request, so a scale-out of the entry
+point relieves its CPU fault (version 1 assumed Locust's kept-alive connections)."""
+
+MECHANICS_V2_POLICY = RecoveryPolicy(name="r2act-mechanics", version=2, rules=_MECHANICS_V2)
+"""Version 2, kept to re-audit runs collected before version 3."""
 
 PAPER_POLICY = RecoveryPolicy(name="paper-table-ii", version=1, rules=_TABLE_II)
 """The paper's Table II, kept for reproducing its numbers."""
@@ -204,7 +255,7 @@ PAPER_POLICY = RecoveryPolicy(name="paper-table-ii", version=1, rules=_TABLE_II)
 DEFAULT_POLICY = MECHANICS_POLICY
 
 POLICIES: Mapping[str, RecoveryPolicy] = MappingProxyType(
-    {str(p): p for p in (MECHANICS_POLICY, PAPER_POLICY)}
+    {str(p): p for p in (MECHANICS_POLICY, MECHANICS_V2_POLICY, PAPER_POLICY)}
 )
 """Every shipped policy by ``name/version``."""
 

@@ -3,9 +3,9 @@
 It knows the true root-cause service and fault type and carries them through the mapper
 under the policy each record was labelled with. Its RCA is right by construction, so its
 recovery validity measures how far a perfect coarse diagnosis gets under that policy: under
-``r2act-mechanics/2`` every fault type has a valid plan the (service, fault type) pair
-determines, under ``paper-table-ii/1`` the HTTP route is an incident detail the mapper can
-only guess.
+``r2act-mechanics/3`` the caller holding a broken DNS address is an incident detail the pair
+does not tell (the mapper repairs the primary caller), under ``paper-table-ii/1`` the HTTP
+route is one the mapper can only guess.
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
 """Default Chaos Mesh parameters per fault type and intensity, and default Prometheus queries.
 
 Kept apart from the models so the numbers that shape the benchmark live in one readable
-table. Memory pressure lowers the container's limit to a share of its memory request (the
-release manifests' estimate of its working set under load): 75% (moderate) and 55%
-(severe) both lie above the start-up working set (about half the request), so the new pod
-becomes ready, takes traffic and is OOM-killed under load, sooner the lower the limit. A
-limit below the start-up working set would never become ready, and the Deployment's
-RollingUpdate would keep the old pod serving: users would never see the fault.
+table. Memory pressure lowers the container's limit to a share of its memory request, drawn
+per incident from the intensity's range: 70-85% (moderate) and 55-68% (severe). Every share
+lies above the start-up working set (half the request) and below the working set under
+load (90% of it, ``systems.onlineboutique.WORKING_SET_SHARE``), so the new pod becomes
+ready, takes traffic and is OOM-killed under load, sooner the lower the limit. A limit
+below the start-up working set would never become ready, and the Deployment's
+RollingUpdate would keep the old pod serving: users would never see the fault. A manifest's
+``limit_percent`` fixes the share for every incident of its intensity.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ FAULT_DEFAULTS: Final[dict[FaultType, dict[Intensity, dict[str, JsonValue]]]] = 
         _S: {"workers": 2, "load": 100},
     },
     FaultType.MEMORY_PRESSURE: {
-        _M: {"limit_percent": 75},
-        _S: {"limit_percent": 55},
+        _M: {"limit_percent_range": [70, 85]},
+        _S: {"limit_percent_range": [55, 68]},
     },
     FaultType.NETWORK_DELAY: {
         _M: {"latency": "200ms", "jitter": "50ms", "correlation": "25"},

@@ -55,6 +55,16 @@ def incident_seed(campaign_seed: int, incident: str) -> int:
     return int.from_bytes(digest[:8], "big") & (2**63 - 1)
 
 
+def incident_draw(campaign_seed: int, incident: str, purpose: str) -> float:
+    """A number in [0, 1) drawn for one purpose of one incident (stable across processes).
+
+    Parameters that differ between incidents of one cell (the caller holding a broken
+    address, the lowered memory limit) come from here, so they follow from the campaign
+    seed and the incident id alone, never from the order incidents are planned in."""
+    digest = hashlib.sha256(f"{campaign_seed}:{incident}:{purpose}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
 def resolve_parameters(
     fault_type: FaultType,
     service: str,
@@ -63,17 +73,19 @@ def resolve_parameters(
     topology: Topology,
     *,
     ident: str = "",
+    seed: int = 0,
 ) -> dict[str, JsonValue]:
     """The concrete injector parameters of one incident.
 
     The HTTP route cycles through the entry point's routes by repetition, so repetitions of
-    one cell differ in the rule a plan must name; a random DNS answer is drawn from the
-    incident id ``ident``."""
+    one cell differ in the rule a plan must name; the caller whose address a DNS fault
+    breaks, the lowered memory limit and a random DNS answer are drawn from the campaign
+    ``seed`` and the incident id ``ident`` (``incident_draw``)."""
     params = dict(base)
     if fault_type == FaultType.POD_FAILURE:
         params["action"] = "pod-failure"
     elif fault_type == FaultType.MEMORY_PRESSURE:
-        params.update(_memory_limit(service, base, topology))
+        params.update(_memory_limit(service, base, topology, incident_draw(seed, ident, "memory")))
     elif fault_type == FaultType.NETWORK_DELAY:
         params["direction"] = "to"
     elif fault_type in HTTP_FAULTS:
@@ -82,7 +94,9 @@ def resolve_parameters(
         if fault_type == FaultType.HTTP_ABORT:
             params["abort"] = True
     elif fault_type in DNS_FAULTS:
-        params.update(_dns(fault_type, service, topology, ident))
+        params.update(
+            _dns(fault_type, service, topology, ident, incident_draw(seed, ident, "caller"))
+        )
     return params
 
 
@@ -101,7 +115,9 @@ def _incident(
         intensity=intensity,
         service=service,
         duration_s=manifest.phases.during_s,
-        parameters=resolve_parameters(fault_type, service, repetition, base, topology, ident=ident),
+        parameters=resolve_parameters(
+            fault_type, service, repetition, base, topology, ident=ident, seed=manifest.seed
+        ),
     )
     return PlannedIncident(
         id=ident,
@@ -131,31 +147,52 @@ def _http_route(service: str, repetition: int, topology: Topology) -> dict[str, 
 
 
 def _memory_limit(
-    service: str, base: dict[str, JsonValue], topology: Topology
+    service: str, base: dict[str, JsonValue], topology: Topology, draw: float
 ) -> dict[str, JsonValue]:
-    """The lowered limit: ``limit_percent`` of the memory request, in whole Mi.
+    """The lowered limit: a share of the memory request, in whole Mi.
 
-    The release manifests size each request to the container's working set under load, so
-    a limit under it OOM-kills under load (``campaigns.defaults`` says why not at start-up)."""
-    percent = base["limit_percent"]
-    assert isinstance(percent, int), "memory defaults always give limit_percent"
+    ``limit_percent`` (a manifest override) fixes the share; otherwise it is drawn from the
+    intensity's ``limit_percent_range`` (``campaigns.defaults``), so incidents of one cell
+    differ in the limit a method sees. Every share of the defaults lies between the
+    start-up working set and the working set under load, so the new pod becomes ready and
+    is OOM-killed under load (``campaigns.defaults`` says why not at start-up)."""
     main = topology.deployment(service).main
+    percent = base.get("limit_percent")
+    if not isinstance(percent, int):
+        low, high = _percent_range(base.get("limit_percent_range"))
+        percent = low + int(draw * (high - low + 1))
     limit = max(memory_bytes(main.memory_request) * percent // 100 // 2**20, 1)
-    return {"container": main.name, "memory_limit": f"{limit}Mi"}
+    return {"container": main.name, "memory_limit": f"{limit}Mi", "limit_percent": percent}
+
+
+def _percent_range(value: JsonValue) -> tuple[int, int]:
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        low, high = int(str(value[0])), int(str(value[1]))
+        if 1 <= low <= high <= 99:
+            return low, high
+    raise ValueError(f"limit_percent_range must be [low, high] percent, got {value!r}")
 
 
 def _dns(
-    fault_type: FaultType, service: str, topology: Topology, ident: str
+    fault_type: FaultType, service: str, topology: Topology, ident: str, draw: float
 ) -> dict[str, JsonValue]:
-    """The primary caller's address variable for ``service`` and the wrong value it gets.
+    """The caller whose address of ``service`` breaks, its variable and the wrong value.
 
-    ``dns_fault``: the host becomes ``<service>.invalid`` (RFC 6761 reserves ``.invalid``, so
-    it never resolves: NXDOMAIN). ``dns_random``: a wrong IPv4 literal with the right port,
-    each octet drawn from the incident id the way Chaos Mesh's random DNS answer draws it
-    (0-254 per octet)."""
-    found = topology.address_variable(service)
-    if found is None:
+    The caller is drawn (``draw``) from every deployment whose environment holds an address
+    of ``service`` (``Topology.address_holders``), as a real misconfiguration can sit in any
+    of them; the label stays ``service``. ``dns_fault``: the host becomes
+    ``<service>.invalid`` (RFC 6761 reserves ``.invalid``, so it never resolves: NXDOMAIN).
+    ``dns_random``: a wrong IPv4 literal with the right port, each octet drawn from the
+    incident id the way Chaos Mesh's random DNS answer draws it (0-254 per octet)."""
+    holders = topology.address_holders(service)
+    if not holders:
         raise ValueError(f"no caller holds an address of {service} (drop dns faults on it)")
+    found = topology.held_address(holders[int(draw * len(holders))], service)
+    assert found is not None, "address_holders lists only deployments holding one"
     caller, variable, address = found
     port = address.rsplit(":", 1)[1]
     if fault_type == FaultType.DNS_FAULT:

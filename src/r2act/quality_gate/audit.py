@@ -8,7 +8,7 @@ results come back in id order, so the output does not depend on scheduling. Outp
     RUN/audit/audit.jsonl          one Verdict per incident, sorted by id
 
 Records are labelled under one named recovery policy (``--policy``; default
-``r2act-mechanics/2``), which each record and verdict carries. A campaign with cell quotas
+``r2act-mechanics/3``), which each record and verdict carries. A campaign with cell quotas
 (``campaigns.quotas``) gets exactly its quota of main incidents per cell: clean incidents
 beyond it are grouped ``spare`` and get no record.
     RUN/audit/records/<id>.json    BenchmarkRecord of each main incident

@@ -35,7 +35,11 @@ class ActionSpace(BaseModel):
     max_replicas: int = Field(ge=1, description="Largest replica count a scale_out may ask for.")
     max_memory_limit: str = Field(description="Largest memory limit a plan may set.")
     current_memory_limits: dict[str, str] = Field(
-        description="Current memory limit per target; an increase must exceed it."
+        description=(
+            "Memory limit per target as the system ships it (an incident's own current "
+            "limit is in its observations); a new limit may be any positive quantity up "
+            "to max_memory_limit."
+        )
     )
     scopes: dict[str, list[str]] = Field(
         default_factory=dict, description="Route scopes ('METHOD /path') per target."
@@ -54,9 +58,10 @@ class ActionSpace(BaseModel):
         if isinstance(plan, ScaleOut):
             return self.min_replicas <= plan.replicas <= self.max_replicas
         if isinstance(plan, IncreaseMemoryLimit):
+            if plan.target not in self.current_memory_limits:
+                return False
             limit = memory_bytes(plan.memory_limit)
-            current = memory_bytes(self.current_memory_limits[plan.target])
-            return current < limit <= memory_bytes(self.max_memory_limit)
+            return 0 < limit <= memory_bytes(self.max_memory_limit)
         if isinstance(plan, RollbackConfig):
             return plan.scope in self.scopes.get(plan.target, [])
         if isinstance(plan, RepairDependency):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from r2act.schema.quantities import memory_bytes
+
 
 class ContainerSpec(BaseModel):
     """One container of a deployment's pod template."""
@@ -24,6 +26,13 @@ class ContainerSpec(BaseModel):
     memory_limit: str = Field(description="Memory limit, e.g. '128Mi'.")
     probe: str | None = Field(
         default=None, description="Readiness/liveness probe kind: 'grpc', 'http', 'tcp' or None."
+    )
+    working_set: str | None = Field(
+        default=None,
+        description=(
+            "Peak working set of the container under the system's shipped load, e.g. '58Mi' "
+            "(None: its memory request). A limit below it is OOM-killed under load."
+        ),
     )
 
 
@@ -156,7 +165,27 @@ class Topology(BaseModel):
         caller = self.primary_caller(name)
         if caller is None:
             return None
+        return self.held_address(caller, name)
+
+    def held_address(self, caller: str, name: str) -> tuple[str, str, str] | None:
+        """(caller, variable, 'name:port') of ``caller``'s address of ``name``, if it holds one."""
         for variable, value in sorted(self.deployment(caller).env.items()):
             if value.split(":")[0] == name:
                 return caller, variable, value
         return None
+
+    def address_holders(self, name: str) -> list[str]:
+        """Every deployment whose environment holds an address of ``name``, by name.
+
+        These are the callers a dependency-address fault on ``name`` can sit in (the load
+        generator is the users, not a caller)."""
+        return sorted(
+            d.name
+            for d in self.deployments
+            if d.name not in (name, self.load_generator) and self.held_address(d.name, name)
+        )
+
+    def working_set_bytes(self, name: str) -> int:
+        """Peak working set of ``name``'s main container under load (its request if unset)."""
+        main = self.deployment(name).main
+        return memory_bytes(main.working_set or main.memory_request)

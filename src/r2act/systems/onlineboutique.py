@@ -9,10 +9,23 @@ browseProduct 10, addToCart 2, viewCart 3, checkout 1).
 
 from __future__ import annotations
 
+from r2act.schema.quantities import memory_bytes
 from r2act.schema.topology import ContainerSpec, DeploymentSpec, HttpRoute, Topology
 
 VERSION = "v0.10.6"
 _REGISTRY = "us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo"
+
+
+WORKING_SET_SHARE = 0.9
+"""Peak working set of each container under the shipped load (10 Locust users), as a share
+of its memory request. No upstream source publishes Online Boutique's working sets; the
+release manifests size each request near the working set under load, so this is a named
+simulation parameter (``docs/simulator.md``, "Memory"), not a measurement."""
+
+
+def working_set(request: str) -> str:
+    """The assumed peak working set for a memory request, in whole Mi (rounded down)."""
+    return f"{int(memory_bytes(request) * WORKING_SET_SHARE) // 2**20}Mi"
 
 
 def _server(
@@ -27,6 +40,7 @@ def _server(
         memory_request=mem[0],
         memory_limit=mem[1],
         probe=probe,
+        working_set=working_set(mem[0]),
     )
 
 
@@ -94,6 +108,7 @@ _REDIS = DeploymentSpec(
             memory_request="200Mi",
             memory_limit="256Mi",
             probe="tcp",
+            working_set=working_set("200Mi"),
         )
     ],
     service_port=6379,
@@ -112,6 +127,7 @@ _LOADGENERATOR = DeploymentSpec(
             memory_request="256Mi",
             memory_limit="512Mi",
             probe=None,
+            working_set=working_set("256Mi"),
         )
     ],
     calls=["frontend"],
@@ -231,6 +247,7 @@ ONLINE_BOUTIQUE = Topology(
     ],
 )
 """Online Boutique as deployed by the v0.10.6 release manifests."""
+
 
 FRONTEND_STEP_BACKENDS: tuple[tuple[str, str], ...] = (
     ("could not retrieve currencies", "currencyservice"),  # frontend/handlers.go L64

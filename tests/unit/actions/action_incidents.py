@@ -2,8 +2,9 @@
 
 The actions tests must not depend on the campaigns package, so this mirrors the parameter
 conventions: HTTP faults (always on the entry point) record method/path/port of the route
-chosen by repetition, DNS faults the primary caller's variable and its wrong value, memory
-faults the lowered limit, and so on.
+chosen by repetition, DNS faults the variable of a caller holding the address (cycling
+through the holders by repetition, where the planner draws one) and its wrong value,
+memory faults the lowered limit, and so on.
 """
 
 from __future__ import annotations
@@ -70,8 +71,10 @@ def fault_parameters(
             params["abort"] = True
         return params
     if fault_type in (FaultType.DNS_FAULT, FaultType.DNS_RANDOM):
-        found = topology.address_variable(service)
-        assert found is not None, f"{service} has no primary caller"
+        holders = topology.address_holders(service)
+        assert holders, f"no caller holds an address of {service}"
+        found = topology.held_address(holders[(repetition - 1) % len(holders)], service)
+        assert found is not None
         caller, variable, address = found
         port = address.split(":")[1]
         value = (
@@ -117,11 +120,11 @@ def make_incident(
 
 
 def realizable(service: str, fault_type: FaultType, topology: Topology = ONLINE_BOUTIQUE) -> bool:
-    """HTTP faults only on the entry point, DNS faults only where a primary caller exists."""
+    """HTTP faults only on the entry point, DNS faults only where a caller holds the address."""
     if fault_type in (FaultType.HTTP_ERROR, FaultType.HTTP_ABORT):
         return service == topology.entrypoint
     if fault_type in (FaultType.DNS_FAULT, FaultType.DNS_RANDOM):
-        return topology.address_variable(service) is not None
+        return bool(topology.address_holders(service))
     return True
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import typing
 from pathlib import Path
@@ -52,18 +53,19 @@ def test_operation_descriptions_name_every_signature_for_prompts() -> None:
 
 def test_the_default_policy_is_the_mechanics_one_and_both_are_named_and_versioned() -> None:
     assert DEFAULT_POLICY is MECHANICS_POLICY
-    assert str(MECHANICS_POLICY) == "r2act-mechanics/2"
+    assert str(MECHANICS_POLICY) == "r2act-mechanics/3"
     assert str(PAPER_POLICY) == "paper-table-ii/1"
-    assert set(POLICIES) == {"r2act-mechanics/2", "paper-table-ii/1"}
-    assert RecoveryPolicy(name="r2act-mechanics", version=2) == DEFAULT_POLICY
+    assert set(POLICIES) == {"r2act-mechanics/3", "r2act-mechanics/2", "paper-table-ii/1"}
+    assert RecoveryPolicy(name="r2act-mechanics", version=3, memory_headroom=0.2) == DEFAULT_POLICY
     with pytest.raises(dataclasses.FrozenInstanceError):
         DEFAULT_POLICY.version = 3  # type: ignore[misc]
 
 
 def test_policies_are_found_by_name_with_or_without_version() -> None:
     assert policy_named("paper-table-ii/1") is PAPER_POLICY
-    assert policy_named("r2act-mechanics") is MECHANICS_POLICY
-    with pytest.raises(DataError, match=r"unknown policy 'r2act-default/1'.*r2act-mechanics/2"):
+    assert policy_named("r2act-mechanics") is MECHANICS_POLICY  # the newest version
+    assert str(policy_named("r2act-mechanics/2")) == "r2act-mechanics/2"
+    with pytest.raises(DataError, match=r"unknown policy 'r2act-default/1'.*r2act-mechanics/3"):
         policy_named("r2act-default/1")
     # version 1 assumed kept-alive users; its labels are not reproduced by any shipped policy
     with pytest.raises(DataError, match=r"unknown policy 'r2act-mechanics/1'"):
@@ -83,8 +85,8 @@ def test_mechanics_policy_follows_the_contract_table() -> None:
             (Operation.RESTART_SERVICE, Role.SERVICE),
         ],
         FaultType.DNS_FAULT: [
-            (Operation.REPAIR_DEPENDENCY, Role.PRIMARY_CALLER),
-            (Operation.ROLLBACK_DEPLOYMENT, Role.PRIMARY_CALLER),
+            (Operation.REPAIR_DEPENDENCY, Role.ADDRESS_HOLDER),
+            (Operation.ROLLBACK_DEPLOYMENT, Role.ADDRESS_HOLDER),
         ],
         FaultType.MEMORY_PRESSURE: [
             (Operation.INCREASE_MEMORY_LIMIT, Role.SERVICE),
@@ -134,12 +136,26 @@ def test_paper_policy_keeps_table_ii() -> None:
         assert len(PAPER_POLICY.rules_for(fault_type)) == 1
 
 
-def test_memory_bounds_run_from_the_shipped_limit_to_four_times_it() -> None:
-    bounds = DEFAULT_POLICY.memory_bounds(ONLINE_BOUTIQUE.deployment("cartservice"))
-    assert (bounds.lowest, bounds.highest) == (128 * MI, 512 * MI)
+def test_memory_bounds_run_from_the_working_set_with_headroom_to_four_times_the_limit() -> None:
+    cart = ONLINE_BOUTIQUE.deployment("cartservice")
+    bounds = DEFAULT_POLICY.memory_bounds(cart)
+    assert cart.main.working_set == "57Mi"  # 90% of the 64Mi request, rounded down
+    assert bounds.working_set == 57 * MI
+    assert (bounds.lowest, bounds.highest) == (math.ceil(57 * MI * 1.2), 512 * MI)
+    # below the shipped 128Mi limit: 96Mi clears the working set and recovers
+    assert bounds.lowest < 96 * MI < 128 * MI
     small = dataclasses.replace(DEFAULT_POLICY, max_memory_limit="64Mi")
-    with pytest.raises(DataError, match="above policy"):
-        small.memory_bounds(ONLINE_BOUTIQUE.deployment("cartservice"))
+    with pytest.raises(DataError, match="no memory limit"):
+        small.memory_bounds(cart)
+
+
+def test_older_policies_keep_their_manifest_memory_bounds() -> None:
+    cart = ONLINE_BOUTIQUE.deployment("cartservice")
+    for policy in (policy_named("r2act-mechanics/2"), PAPER_POLICY):
+        bounds = policy.memory_bounds(cart)
+        assert (bounds.lowest, bounds.highest, bounds.working_set) == (128 * MI + 1, 512 * MI, None)
+    v2 = policy_named("r2act-mechanics/2")
+    assert [r.role for r in v2.rules_for(FaultType.DNS_FAULT)] == [Role.PRIMARY_CALLER] * 2
 
 
 def _release_env(reference: Path) -> dict[str, dict[str, str]]:
@@ -180,3 +196,24 @@ def test_primary_callers_hold_the_services_address_in_the_release_manifests(
         assert env[caller][variable] == address, (service, caller, variable)
         assert address.split(":")[0] == service
     assert ONLINE_BOUTIQUE.primary_caller("frontend") is None  # only the load generator
+
+
+def test_address_holders_are_every_release_deployment_whose_env_holds_the_address(
+    reference_dir: Path,
+) -> None:
+    env = _release_env(reference_dir / "online-boutique" / "kubernetes-manifests.yaml")
+    for service in ONLINE_BOUTIQUE.names:
+        endpoint = ONLINE_BOUTIQUE.deployment(service).endpoint
+        expected = sorted(
+            name
+            for name, values in env.items()
+            if name not in (service, "loadgenerator") and endpoint in values.values()
+        )
+        assert ONLINE_BOUTIQUE.address_holders(service) == expected, service
+    # the three and two holders the paper-scale DNS cells draw from
+    assert ONLINE_BOUTIQUE.address_holders("productcatalogservice") == [
+        "checkoutservice",
+        "frontend",
+        "recommendationservice",
+    ]
+    assert ONLINE_BOUTIQUE.address_holders("cartservice") == ["checkoutservice", "frontend"]

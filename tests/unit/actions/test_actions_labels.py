@@ -16,6 +16,7 @@ from r2act.actions import (
     RecoveryPolicy,
     is_valid,
     label_incident,
+    policy_named,
 )
 from r2act.errors import DataError
 from r2act.schema import (
@@ -149,15 +150,36 @@ def test_cpu_saturation_under_table_ii_accepts_any_replica_count_from_two_to_ten
 def test_memory_pressure_needs_the_limit_back_or_the_previous_template(
     intensity: Intensity,
 ) -> None:
-    labels = _labels(make_incident("frontend", FaultType.MEMORY_PRESSURE, intensity))
-    assert labels.gold_plan == _memory("frontend", "160Mi")  # 32Mi step above the shipped 128Mi
-    assert is_valid(_memory("frontend", "129Mi"), labels)
+    incident = make_incident("frontend", FaultType.MEMORY_PRESSURE, intensity)
+    labels = _labels(incident)
+    # the working set under load is 57Mi; with 20% headroom a limit must reach 68.4Mi
+    assert labels.gold_plan == _memory("frontend", "96Mi")  # up to a 32Mi step, under 128Mi
+    assert is_valid(_memory("frontend", "69Mi"), labels)
+    assert not is_valid(_memory("frontend", "68Mi"), labels)  # under the headroom
+    assert is_valid(_memory("frontend", "128Mi"), labels)  # the shipped limit clears it too
     assert is_valid(_memory("frontend", "512Mi"), labels)  # the 4x ceiling is inclusive
     assert not is_valid(_memory("frontend", "513Mi"), labels)
-    assert not is_valid(_memory("frontend", "128Mi"), labels)  # not above the space's current
     assert is_valid(_rollback("frontend"), labels)
     assert not is_valid(_restart("frontend"), labels)  # keeps the lowered limit
-    assert labels.invalid_plans[0].plan == _restart("frontend")
+    # the near miss first: above the lowered limit, under the working set
+    lowered = incident.fault.parameters["memory_limit"]
+    assert labels.invalid_plans[0].plan == _memory("frontend", "56Mi"), lowered
+    assert labels.invalid_plans[0].failure_mode == FailureMode.INVALID_SCOPE
+    assert labels.invalid_plans[1].plan == _restart("frontend")
+
+
+def test_memory_near_miss_is_one_step_above_the_lowered_limit_when_that_stays_under() -> None:
+    # recommendationservice: 198Mi working set; a 110Mi limit + 32Mi is still under it
+    incident = make_incident(
+        "recommendationservice",
+        FaultType.MEMORY_PRESSURE,
+        parameters={"container": "server", "memory_limit": "110Mi"},
+    )
+    labels = _labels(incident)
+    assert labels.invalid_plans[0].plan == _memory("recommendationservice", "142Mi")
+    assert not is_valid(_memory("recommendationservice", "142Mi"), labels)
+    assert is_valid(labels.gold_plan, labels)
+    assert labels.gold_plan == _memory("recommendationservice", "256Mi")  # 198 x 1.2 = 237.6
 
 
 @pytest.mark.parametrize("fault_type", [FaultType.HTTP_ERROR, FaultType.HTTP_ABORT])
@@ -185,13 +207,15 @@ def test_http_faults_are_frontend_faults_rolled_back_on_exactly_their_route(
     "service", [s for s in ROOT_CAUSE_SERVICES if realizable(s, FaultType.DNS_FAULT)]
 )
 @pytest.mark.parametrize("fault_type", [FaultType.DNS_FAULT, FaultType.DNS_RANDOM])
-def test_dns_faults_are_repaired_in_the_primary_caller_only(
-    service: str, fault_type: FaultType
+@pytest.mark.parametrize("repetition", [1, 2, 3])
+def test_dns_faults_are_repaired_in_the_caller_holding_the_broken_address_only(
+    service: str, fault_type: FaultType, repetition: int
 ) -> None:
-    labels = _labels(make_incident(service, fault_type))
+    incident = make_incident(service, fault_type, repetition=repetition)
+    labels = _labels(incident)
     endpoint = ONLINE_BOUTIQUE.deployment(service).endpoint
-    caller = ONLINE_BOUTIQUE.primary_caller(service)
-    assert caller is not None
+    caller = incident.fault.parameters["caller"]
+    assert isinstance(caller, str) and caller in ONLINE_BOUTIQUE.address_holders(service)
     assert labels.gold_plan == RepairDependency(
         operation="repair_dependency", target=caller, dependency=endpoint
     )
@@ -201,6 +225,17 @@ def test_dns_faults_are_repaired_in_the_primary_caller_only(
     assert is_valid(_rollback(caller), labels)
     assert not is_valid(_restart(service), labels)
     assert not is_valid(_restart(caller), labels)  # keeps the broken variable
+    others = [c for c in ONLINE_BOUTIQUE.address_holders(service) if c != caller]
+    if others:  # the near miss: the right repair on a holder whose value is right
+        first = labels.invalid_plans[0]
+        assert first.failure_mode == FailureMode.WRONG_TARGET
+        assert isinstance(first.plan, RepairDependency) and first.plan.target in others
+    # version 2 always repaired the primary caller, whoever held the broken value
+    old = _labels(incident, policy_named("r2act-mechanics/2"))
+    primary = ONLINE_BOUTIQUE.primary_caller(service)
+    assert old.gold_plan == RepairDependency(
+        operation="repair_dependency", target=primary, dependency=endpoint
+    )
 
 
 def test_dns_under_table_ii_repairs_the_name_on_the_service_or_any_caller() -> None:
@@ -221,11 +256,14 @@ def test_dns_under_table_ii_repairs_the_name_on_the_service_or_any_caller() -> N
     )
 
 
-def test_dns_on_a_service_without_a_primary_caller_is_a_data_error() -> None:
+def test_dns_on_a_caller_that_holds_no_address_of_the_service_is_a_data_error() -> None:
     incident = make_incident(
         "frontend", FaultType.DNS_FAULT, parameters={"caller": "loadgenerator"}
     )
-    with pytest.raises(DataError, match="no primary caller"):
+    with pytest.raises(DataError, match="'loadgenerator' holds no address of frontend"):
+        _labels(incident)
+    incident = make_incident("cartservice", FaultType.DNS_FAULT, parameters={})
+    with pytest.raises(DataError, match="name no caller"):
         _labels(incident)
 
 

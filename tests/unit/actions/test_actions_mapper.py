@@ -91,10 +91,17 @@ def test_mapper_does_not_depend_on_the_order_of_the_action_space_lists() -> None
 
 
 @pytest.mark.parametrize("incident", every_incident_kind(), ids=lambda i: i.id)
-def test_gold_rca_through_the_mapper_is_valid_under_the_mechanics_policy(incident: object) -> None:
+def test_gold_rca_through_the_mapper_fails_exactly_where_the_evidence_decides(
+    incident: object,
+) -> None:
     labels = label_incident(incident, ONLINE_BOUTIQUE)  # type: ignore[arg-type]
     service, fault = incident.service, incident.fault.type  # type: ignore[attr-defined]
-    assert is_valid(map_rca(service, fault, labels.action_space, ONLINE_BOUTIQUE), labels)
+    plan = map_rca(service, fault, labels.action_space, ONLINE_BOUTIQUE)
+    caller = incident.fault.parameters.get("caller")  # type: ignore[attr-defined]
+    # the pair cannot tell which caller holds a broken address: the mapper repairs the
+    # primary caller, valid only where the fault sits there; every other plan is valid
+    expected = caller is None or caller == ONLINE_BOUTIQUE.primary_caller(service)
+    assert is_valid(plan, labels) is expected
 
 
 def _paper_valid(policy: RecoveryPolicy, fault_type: FaultType, repetition: int) -> bool:

@@ -179,7 +179,9 @@ def test_spec_selects_the_right_pods_for_the_duration(
     spec = render_chaos(incident, "default", ONLINE_BOUTIQUE)["spec"]
     assert spec["duration"] == f"{incident.fault.duration_s}s"
     if fault in {FaultType.DNS_FAULT, FaultType.DNS_RANDOM}:
-        caller = ONLINE_BOUTIQUE.primary_caller(incident.service)
+        caller = incident.fault.parameters["caller"]
+        assert isinstance(caller, str)
+        assert caller in ONLINE_BOUTIQUE.address_holders(incident.service)
         assert spec["deployment"] == caller
         (variable,) = spec["env"]
         assert ONLINE_BOUTIQUE.deployment(caller).env[variable].startswith(incident.service)
@@ -222,8 +224,10 @@ def test_memory_pressure_lowers_the_limit_below_the_request() -> None:
         assert spec["container"] == "server"
         return str(spec["resources"]["limits"]["memory"])
 
-    # frontend: request 64Mi; moderate 75% of it, severe 55%
-    assert (limit(Intensity.MODERATE), limit(Intensity.SEVERE)) == ("48Mi", "35Mi")
+    # frontend: request 64Mi; moderate 70-85% of it, severe 55-68%, drawn per incident
+    moderate, severe = limit(Intensity.MODERATE), limit(Intensity.SEVERE)
+    assert 44 <= int(moderate.removesuffix("Mi")) <= 54
+    assert 35 <= int(severe.removesuffix("Mi")) <= 43
 
 
 def test_kind_specific_fields_follow_the_contract() -> None:

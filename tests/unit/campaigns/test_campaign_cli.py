@@ -66,6 +66,9 @@ def test_plan_stats_gives_the_mapper_per_policy_and_the_definition_oracle(
         )
     }
     assert found["r2act-mechanics/2"] == (302, 302, 604)
+    # version 3: the pair does not say which caller holds a broken DNS address
+    mapped, gold, invalid = found["r2act-mechanics/3"]
+    assert (gold, invalid) == (302, 604) and 302 - 96 < mapped < 302
     # Table II's only HTTP plan is rollback_config, whose route the pair cannot tell: the
     # mapper guesses the most-trafficked route, right for the HTTP incidents on it only
     assert found["paper-table-ii/1"] == (302 - 87 + 15, 302, 604)

@@ -179,16 +179,20 @@ def test_memory_limit_is_a_share_of_the_request(design: Manifest) -> None:
     assert limits["paymentservice", Intensity.SEVERE] == "35Mi"  # 55% of 64Mi
 
 
-def test_dns_parameters_name_the_primary_callers_variable(design: Manifest) -> None:
+def test_dns_parameters_name_a_drawn_holders_variable(design: Manifest) -> None:
     incidents = [
         i
         for i in plan_incidents(design)
         if i.service == "cartservice" and i.fault.type == FaultType.DNS_RANDOM
     ]
-    params = incidents[0].fault.parameters
-    assert params["caller"] == "frontend"
-    assert params["variable"] == "CART_SERVICE_ADDR"
-    assert params["dependency"] == "cartservice:7070"
+    for incident in incidents:
+        params = incident.fault.parameters
+        assert params["caller"] in ("frontend", "checkoutservice")
+        assert params["variable"] == "CART_SERVICE_ADDR"
+        assert params["dependency"] == "cartservice:7070"
+    # every holder of the address gets incidents: the label alone no longer fixes the plan
+    callers = {i.fault.parameters["caller"] for i in incidents}
+    assert callers == {"frontend", "checkoutservice"}
     values = {i.fault.parameters["value"] for i in incidents}
     assert len(values) == len(incidents)  # drawn from each incident id
     assert all(str(v).endswith(":7070") and not str(v).startswith("cartservice") for v in values)
@@ -196,8 +200,60 @@ def test_dns_parameters_name_the_primary_callers_variable(design: Manifest) -> N
     fault = next(
         i for i in smoke if i.service == "checkoutservice" and i.fault.type == FaultType.DNS_FAULT
     )
-    assert fault.fault.parameters["caller"] == "frontend"
+    assert fault.fault.parameters["caller"] == "frontend"  # its only holder
     assert fault.fault.parameters["value"] == "checkoutservice.invalid:5050"
+
+
+def test_paper_scale_dns_cells_draw_every_holder_and_memory_limits_vary(repo_root: Path) -> None:
+    incidents = plan_incidents(load_manifest(repo_root / "campaigns" / "r2act-302.yaml"))
+    main = [i for i in incidents if not (i.quota and i.repetition > i.quota)]
+    callers: dict[str, set[str]] = {}
+    for i in main:
+        if i.fault.type in (FaultType.DNS_FAULT, FaultType.DNS_RANDOM):
+            callers.setdefault(i.service, set()).add(str(i.fault.parameters["caller"]))
+    assert callers == {
+        "cartservice": {"checkoutservice", "frontend"},
+        "productcatalogservice": {"checkoutservice", "frontend", "recommendationservice"},
+    }
+    limits: dict[tuple[str, Intensity], set[str]] = {}
+    for i in main:
+        if i.fault.type == FaultType.MEMORY_PRESSURE:
+            key = (i.service, i.fault.intensity)
+            limits.setdefault(key, set()).add(str(i.fault.parameters["memory_limit"]))
+    # the lowered limit differs between incidents of one cell (cells of 3+ incidents)
+    sizes = Counter(
+        (i.service, i.fault.intensity) for i in main if i.fault.type == FaultType.MEMORY_PRESSURE
+    )
+    assert all(len(limits[key]) > 1 for key, n in sizes.items() if n >= 3)
+
+
+def test_the_draws_follow_the_campaign_seed_and_the_incident_only(design: Manifest) -> None:
+    def draws(manifest: Manifest) -> dict[str, object]:
+        return {
+            i.id: (i.fault.parameters.get("caller"), i.fault.parameters.get("memory_limit"))
+            for i in plan_incidents(manifest)
+        }
+
+    assert draws(design) == draws(design)
+    reseeded = design.model_copy(update={"seed": design.seed + 1})
+    assert draws(reseeded) != draws(design)
+
+
+def test_a_fixed_limit_percent_overrides_the_drawn_range() -> None:
+    manifest = _manifest(
+        ["cartservice"],
+        [{"type": "memory_pressure", "parameters": {"severe": {"limit_percent": 60}}}],
+        3,
+    )
+    by = {
+        (i.fault.intensity, i.repetition): i.fault.parameters["memory_limit"]
+        for i in plan_incidents(manifest)
+    }
+    assert {v for (intensity, _), v in by.items() if intensity == Intensity.SEVERE} == {"38Mi"}
+    moderate = [
+        int(str(v).removesuffix("Mi")) for (k, _), v in by.items() if k == Intensity.MODERATE
+    ]
+    assert all(44 <= m <= 54 for m in moderate)
 
 
 def test_parameter_overrides_apply_to_their_intensity_only(tmp_path: Path) -> None:

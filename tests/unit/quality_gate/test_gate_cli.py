@@ -46,7 +46,7 @@ def test_audit_command_names_the_run_it_picked(
     assert result.exit_code == 0, result.output
     assert "r2act-runs/gatetest" in result.output
     assert "1 main" in result.output
-    assert "policy r2act-mechanics/2" in result.output
+    assert "policy r2act-mechanics/3" in result.output
     assert "0 verdicts reused" in result.output and "1 judged from the raw files" in result.output
     again = CliRunner().invoke(app, ["audit", "-q"])
     assert "1 verdicts reused as stored" in again.output, again.output

@@ -88,7 +88,7 @@ def test_main_record_carries_labels_and_plan_sets(
     assert isinstance(record, BenchmarkRecord)
     assert record.labels.service == "paymentservice"
     assert record.labels.mechanism == "config-fault-address-nxdomain"
-    assert record.policy == "r2act-mechanics/2"
+    assert record.policy == "r2act-mechanics/3"
     assert record.gold_plan.model_dump() == {
         "operation": "repair_dependency",
         "target": "checkoutservice",  # the primary caller holds PAYMENT_SERVICE_ADDR

@@ -65,7 +65,7 @@ def restart(target: str) -> RecoveryPlan:
 
 
 def contract_gold(service: str, fault: str, intensity: str) -> RecoveryPlan:
-    """The gold plan of CONTRACTS.md's realizability table (policy r2act-mechanics/2)."""
+    """The gold plan of CONTRACTS.md's realizability table (policy r2act-mechanics/3)."""
     spec = ONLINE_BOUTIQUE.deployment(service)
     plan: dict[str, object]
     if fault in ("pod_failure", "network_delay", "cpu_saturation"):

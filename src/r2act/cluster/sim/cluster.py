@@ -136,6 +136,9 @@ class SimulatedCluster:
         self._logs = LogSource(topology, loaded.seed, users, scale)
         self._metrics = MetricSource(topology, loaded.seed, loaded.namespace)
         self._requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
+        self._working_sets = {
+            d.name: topology.working_set_bytes(d.name) for d in topology.deployments
+        }
         self._timelines: dict[str, PodTimeline] | None = None
         self._cuts: list[float] = []
         self._scenes: dict[int, Scene] = {}
@@ -167,7 +170,9 @@ class SimulatedCluster:
     def timelines(self) -> dict[str, PodTimeline]:
         """Pod timelines of the current history (cached until the next change)."""
         if self._timelines is None:
-            self._timelines = build_timelines(self._state, self._requests, self._state.seed)
+            self._timelines = build_timelines(
+                self._state, self._requests, self._state.seed, self._working_sets
+            )
             self._cuts = change_points(self._timelines)
         return self._timelines
 

@@ -103,6 +103,9 @@ class MetricSource:
     def __init__(self, topology: Topology, seed: int, namespace: str) -> None:
         self.topology, self.seed, self.namespace = topology, seed, namespace
         self.requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
+        self.working_sets = {
+            d.name: topology.working_set_bytes(d.name) for d in topology.deployments
+        }
         self.cpu_limit = {
             d.name: cpu_millicores(d.main.cpu_limit) / 1000 for d in topology.deployments
         }
@@ -274,10 +277,12 @@ class MetricSource:
         return baseline * (t - born) + (limit - baseline) * stressed
 
     def _working_set(self, line: PodTimeline, t: float) -> float:
+        """cAdvisor's working set: 92-100% of the image's working set under load
+        (``Topology.working_set_bytes``), so the peak a method reads is the figure a new
+        limit must clear; capped just under the pod's limit, where the kernel reclaims."""
         app = line.pod.app
-        base = self.requests.get(app, 64 * 2**20) * (
-            0.8 + 0.15 * self._noise("ws", line.pod.name, 0.0)
-        )
+        peak = self.working_sets.get(app, 64 * 2**20)
+        base = peak * (self._noise("ws", line.pod.name, t) - 0.04)
         if line.paused(t):
             return 3.1e5  # the pause binary of a pod-failure
         for active in line.active(t, "memory"):

@@ -34,9 +34,10 @@ from r2act.cluster.sim.state import ChaosRec, PodRec, SimState
 from r2act.systems import ONLINE_BOUTIQUE
 
 START_WS = 0.5
-LOADED_WS = 0.8
-"""Working set at start-up and under load, as shares of the manifest's memory request (the
-simulated cAdvisor working set sits at 0.8-0.95 of it)."""
+LOADED_WS = 0.9
+"""Working set at start-up and under load, as shares of the manifest's memory request. The
+loaded one is a fallback: the topology's ``working_set`` (``Topology.working_set_bytes``)
+says it per image, and the simulated cAdvisor working set peaks there (``metrics``)."""
 BACKOFF_S = (0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 300.0)
 LIVENESS_PERIOD_S = 30.0
 """Fallback for an app without probes in the manifest table."""
@@ -142,9 +143,14 @@ def fault_window(rec: ChaosRec) -> tuple[float, float, float] | None:
 
 
 def build_timelines(
-    state: SimState, request_bytes: dict[str, int], seed: int
+    state: SimState,
+    request_bytes: dict[str, int],
+    seed: int,
+    working_sets: dict[str, int] | None = None,
 ) -> dict[str, PodTimeline]:
-    """A timeline for every pod in the state."""
+    """A timeline for every pod in the state; ``working_sets`` holds each app's working set
+    under load (``Topology.working_set_bytes``; LOADED_WS of the request where absent)."""
+    loaded = working_sets or {}
     lines = {p.name: PodTimeline(p, namespace=state.namespace) for p in state.pods}
     for rec in state.chaos:
         window = fault_window(rec)
@@ -163,7 +169,7 @@ def build_timelines(
         request = request_bytes.get(line.pod.app, 0)
         for active in line.faults:
             _dynamics(line, active, request, seed)
-        _low_limit(line, request, seed)
+        _low_limit(line, request, seed, loaded.get(line.pod.app, LOADED_WS * request))
         line.restarts.sort()
         line.events.sort()
     return lines
@@ -310,10 +316,11 @@ def _group_oom(line: PodTimeline, active: ActiveFault, seed: int) -> None:
     active.stop = active.end = kill  # the stressor died with the app; nothing re-applies it
 
 
-def _low_limit(line: PodTimeline, request: int, seed: int) -> None:
-    """CrashLoopBackOff of a pod whose memory limit is below its working set."""
+def _low_limit(line: PodTimeline, request: int, seed: int, loaded: float) -> None:
+    """CrashLoopBackOff of a pod whose memory limit is below its working set under load
+    (``loaded`` bytes): a limit at or above it never OOM-kills."""
     limit, pod = line.pod.memory_limit, line.pod
-    if request <= 0 or limit >= LOADED_WS * request:
+    if request <= 0 or limit >= loaded:
         return
     at_start = limit < START_WS * request
     end = pod.deleted_at if pod.deleted_at is not None else pod.created_at + LOOP_HORIZON_S
