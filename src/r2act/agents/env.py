@@ -125,10 +125,18 @@ def _arrow(column: pd.Series[Any]) -> pa.ChunkedArray:
     return pa.chunked_array(column)
 
 
+def _text(column: pd.Series[Any]) -> pa.ChunkedArray:
+    """A text column as Arrow strings (a categorical, or an empty untyped column, cast)."""
+    array = _arrow(column)
+    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+        return array
+    return array.cast(pa.large_string())
+
+
 def _counts(columns: dict[str, pd.Series[Any]]) -> dict[tuple[str, ...], int]:
     """Rows per distinct combination of ``columns`` (one Arrow group-by, no Python loop)."""
     names = list(columns)
-    table = pa.table({n: _arrow(c) for n, c in columns.items()})
+    table = pa.table({n: _text(c) for n, c in columns.items()})
     grouped = table.group_by(names).aggregate([([], "count_all")])
     keys = [grouped.column(n).to_pylist() for n in names]
     counts = grouped.column("count_all").to_pylist()
@@ -141,7 +149,7 @@ def _windows(tables: list[pd.DataFrame | None]) -> dict[str, list[float]]:
     for frame in tables:
         if frame is None or not len(frame):
             continue
-        table = pa.table({"phase": _arrow(frame["phase"]), "ts": _arrow(frame["ts"])})
+        table = pa.table({"phase": _text(frame["phase"]), "ts": _arrow(frame["ts"])})
         bounds = table.group_by("phase").aggregate([("ts", "min"), ("ts", "max")])
         for phase, low, high in zip(
             bounds.column("phase").to_pylist(),
@@ -156,7 +164,7 @@ def _windows(tables: list[pd.DataFrame | None]) -> dict[str, list[float]]:
 
 def _equal(column: pd.Series[Any], value: str) -> npt.NDArray[np.bool_]:
     """``column == value`` as a NumPy mask, computed by Arrow."""
-    found = pc.equal(_arrow(column), value)
+    found = pc.equal(_text(column), value)
     return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
 
 
@@ -170,7 +178,8 @@ def _literal(text: str) -> str:
 
 def _among(column: pd.Series[Any], values: list[str]) -> npt.NDArray[np.bool_]:
     """``column in values`` as a NumPy mask, computed by Arrow."""
-    found = pc.is_in(_arrow(column), value_set=pa.array(values, _arrow(column).type))
+    array = _text(column)
+    found = pc.is_in(array, value_set=pa.array(values, array.type))
     return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
 
 
@@ -320,12 +329,12 @@ class CaseEnvironment:
             mask &= stamps <= until
         if contains:
             # RE2 finds a literal several times faster than Arrow's substring kernel
-            found = pc.match_substring_regex(_arrow(logs["line"]), _literal(contains))
+            found = pc.match_substring_regex(_text(logs["line"]), _literal(contains))
             mask &= found.to_numpy(zero_copy_only=False)
         picked = self._order[mask[self._order]]  # matching rows, in time order
         head = pa.array(picked[:n], pa.int64())
-        pods = _arrow(logs["pod"]).take(head).to_pylist()
-        lines = _arrow(logs["line"]).take(head).to_pylist()
+        pods = _text(logs["pod"]).take(head).to_pylist()
+        lines = _text(logs["line"]).take(head).to_pylist()
         rows = [
             [round(float(ts), 3), str(pod), _cut(str(line))]
             for ts, pod, line in zip(stamps[picked[:n]], pods, lines, strict=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -165,3 +166,21 @@ def test_requests_give_each_series_its_steps_in_time_order() -> None:
             assert [p[0] for p in stats["points"]] == list(part["ts"])
             assert stats["errors_per_s"]["max"] == round(float(part["errors_per_s"].max()), 6)
             assert ("requests_per_s" in stats) == (series["service"] == "frontend")
+
+
+def test_hand_built_frames_of_any_dtype_are_answered() -> None:
+    """Categorical columns (as ``load`` gives) and an empty untyped log table still work."""
+    case = _case(rows=50)
+    typed = case.logs.astype({"phase": "category", "service": "category", "pod": "category"})
+    expected = CaseEnvironment(case)
+    got = CaseEnvironment(replace(case, logs=typed))
+    assert got.services() == expected.services()
+    assert got.logs(phase="during", service="frontend") == expected.logs(
+        phase="during", service="frontend"
+    )
+    empty = pd.DataFrame({c: [] for c in ("phase", "ts", "pod", "service", "line")})
+    bare = CaseEnvironment(replace(case, logs=empty, events=None))
+    assert bare.logs(contains="error") == {"lines": [], "matched": 0}
+    assert all(
+        s["log_lines"] == {"pre": 0, "during": 0, "post": 0} for s in bare.services()["services"]
+    )
