@@ -12,16 +12,18 @@ correctness) and keeps it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import re2
 from pydantic import ValidationError
 
@@ -145,6 +147,69 @@ def _note(shown: int, total: int, how: str) -> Answer:
     return {"note": f"showing {shown} of {total}; {total - shown} left out ({how})"}
 
 
+def _arrow(column: pd.Series[Any]) -> pa.ChunkedArray:
+    """A column as Arrow (zero-copy for the Arrow-backed columns a case is read into)."""
+    return pa.chunked_array(column)
+
+
+def _text(column: pd.Series[Any]) -> pa.ChunkedArray:
+    """A text column as Arrow strings (a categorical, or an empty untyped column, cast)."""
+    array = _arrow(column)
+    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+        return array
+    return array.cast(pa.large_string())
+
+
+def _counts(columns: dict[str, pd.Series[Any]]) -> dict[tuple[str, ...], int]:
+    """Rows per distinct combination of ``columns`` (one Arrow group-by, no Python loop)."""
+    names = list(columns)
+    table = pa.table({n: _text(c) for n, c in columns.items()})
+    grouped = table.group_by(names).aggregate([([], "count_all")])
+    keys = [grouped.column(n).to_pylist() for n in names]
+    counts = grouped.column("count_all").to_pylist()
+    return {tuple(map(str, k)): int(n) for *k, n in zip(*keys, counts, strict=True)}
+
+
+def _windows(tables: list[pd.DataFrame | None]) -> dict[str, list[float]]:
+    """First and last timestamp of each phase over ``tables`` (Arrow group-bys)."""
+    windows: dict[str, list[float]] = {}
+    for frame in tables:
+        if frame is None or not len(frame):
+            continue
+        table = pa.table({"phase": _text(frame["phase"]), "ts": _arrow(frame["ts"])})
+        bounds = table.group_by("phase").aggregate([("ts", "min"), ("ts", "max")])
+        for phase, low, high in zip(
+            bounds.column("phase").to_pylist(),
+            bounds.column("ts_min").to_pylist(),
+            bounds.column("ts_max").to_pylist(),
+            strict=True,
+        ):
+            old = windows.get(str(phase), [float(low), float(high)])
+            windows[str(phase)] = [min(old[0], float(low)), max(old[1], float(high))]
+    return {p: windows[p] for p in PHASES if p in windows}
+
+
+def _equal(column: pd.Series[Any], value: str) -> npt.NDArray[np.bool_]:
+    """``column == value`` as a NumPy mask, computed by Arrow."""
+    found = pc.equal(_text(column), value)
+    return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+_RE2_SPECIAL = frozenset("\\.+*?()|[]{}^$")
+
+
+def _literal(text: str) -> str:
+    """An RE2 pattern matching ``text`` literally (every metacharacter escaped)."""
+    return "".join("\\" + c if c in _RE2_SPECIAL else c for c in text)
+
+
+def _among(column: pd.Series[Any], values: list[str]) -> npt.NDArray[np.bool_]:
+    """``column in values`` as a NumPy mask, computed by Arrow."""
+    array = _text(column)
+    found = pc.is_in(array, value_set=pa.array(values, array.type))
+    return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
+
+
 def _round(value: float) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else round(value, 6)
 
@@ -180,18 +245,19 @@ class CaseEnvironment:
     def __init__(self, case: CaseInputs) -> None:
         self.case = case
         self.submission: Prediction | None = None
-        order = np.argsort(case.logs["ts"].to_numpy(), kind="stable")  # stored order breaks ties
-        self._logs = case.logs.iloc[order].reset_index(drop=True)
+        # log rows in time order, as positions into the stored rows (stored order breaks
+        # ties): a tool picks its rows by mask first and reorders only what it returns
+        self._order = np.argsort(case.logs["ts"].to_numpy(), kind="stable")
         self._metrics: MetricIndex | None = None
         self._pods = self._pod_services()
 
     # -- helpers ------------------------------------------------------------------------
 
     def _pod_services(self) -> dict[str, str]:
-        pods: dict[str, str] = {}
         logs = self.case.logs
-        for pod, service in set(zip(logs["pod"], logs["service"], strict=True)):
-            pods[str(pod)] = str(service)
+        pods = {
+            pod: service for pod, service in _counts({"pod": logs["pod"], "s": logs["service"]})
+        }
         for state in self.case.states.values():
             for pod_state in state.pods:
                 pods.setdefault(pod_state.name, pod_state.app)
@@ -222,31 +288,25 @@ class CaseEnvironment:
 
     def services(self) -> Answer:
         """Every deployment with its pods and per-phase log/event counts, and phase windows."""
-        windows: dict[str, list[float]] = {}
-        for table in (self.case.logs, self.case.events, self.case.metrics):
-            if table is None or not len(table):
-                continue
-            bounds = table.groupby("phase", sort=False)["ts"].agg(["min", "max"])
-            for phase, low, high in zip(bounds.index, bounds["min"], bounds["max"], strict=True):
-                old = windows.get(str(phase), [float(low), float(high)])
-                windows[str(phase)] = [min(old[0], float(low)), max(old[1], float(high))]
-        windows = {p: windows[p] for p in PHASES if p in windows}
-        counts = Counter(zip(self._logs["service"], self._logs["phase"], strict=True))
-        events_by: Counter[tuple[str, str]] = Counter()
-        if self.case.events is not None:
-            for name, phase in zip(
-                self.case.events["object_name"], self.case.events["phase"], strict=True
-            ):
-                events_by[(self._service_of_pod(str(name)) or str(name), str(phase))] += 1
+        case = self.case
+        windows = _windows([case.logs, case.events, case.metrics])
+        logs = case.logs
+        counts = _counts({"service": logs["service"], "phase": logs["phase"]})
+        events_by: dict[tuple[str, ...], int] = {}
+        if case.events is not None and len(case.events):
+            named = _counts({"name": case.events["object_name"], "phase": case.events["phase"]})
+            for (name, phase), n in named.items():
+                key = (self._service_of_pod(name) or name, phase)
+                events_by[key] = events_by.get(key, 0) + n
         out = []
         for name in self.case.topology.names:
             pods = sorted(p for p, s in self._pods.items() if s == name)
             entry: Answer = {"name": name, "pods": pods}
             entry["log_lines"] = {p: counts.get((name, p), 0) for p in PHASES}
-            if self.case.events is not None:
+            if case.events is not None:
                 entry["events"] = {p: events_by.get((name, p), 0) for p in PHASES}
             out.append(entry)
-        return {"services": out, "phases": windows, "view": self.case.view}
+        return {"services": out, "phases": windows, "view": case.view}
 
     def topology(self) -> Answer:
         """Deployments, their ports, limits, dependency variables, call graph and HTTP routes."""
@@ -284,22 +344,27 @@ class CaseEnvironment:
     ) -> Answer:
         """Log lines in time order, filtered; each ``[ts, pod, line]``, long lines cut."""
         self._service(service)
-        logs = self._logs
-        mask = logs["phase"].isin(_phases(phase))
-        if service is not None:
-            mask &= logs["service"] == service
-        if since is not None:
-            mask &= logs["ts"] >= since
-        if until is not None:
-            mask &= logs["ts"] <= until
-        if contains:
-            mask &= logs["line"].str.contains(contains, regex=False)
-        picked = logs[mask]
         n = _limit(limit)
-        head = picked.head(n)
+        logs = self.case.logs
+        stamps = logs["ts"].to_numpy(dtype=float)
+        mask = _among(logs["phase"], _phases(phase))
+        if service is not None:
+            mask &= _equal(logs["service"], service)
+        if since is not None:
+            mask &= stamps >= since
+        if until is not None:
+            mask &= stamps <= until
+        if contains:
+            # RE2 finds a literal several times faster than Arrow's substring kernel
+            found = pc.match_substring_regex(_text(logs["line"]), _literal(contains))
+            mask &= found.to_numpy(zero_copy_only=False)
+        picked = self._order[mask[self._order]]  # matching rows, in time order
+        head = pa.array(picked[:n], pa.int64())
+        pods = _text(logs["pod"]).take(head).to_pylist()
+        lines = _text(logs["line"]).take(head).to_pylist()
         rows = [
             [round(float(ts), 3), str(pod), _cut(str(line))]
-            for ts, pod, line in zip(head["ts"], head["pod"], head["line"], strict=True)
+            for ts, pod, line in zip(stamps[picked[:n]], pods, lines, strict=True)
         ]
         how = "narrow with service, phase, since/until or contains, or raise limit"
         return {"lines": rows, "matched": len(picked), **_note(len(rows), len(picked), how)}
@@ -434,26 +499,27 @@ class CaseEnvironment:
         self._require("request series", table)
         assert table is not None
         self._service(service)
-        mask = table["phase"].isin(_phases(phase))
-        if service is not None:
-            mask &= table["service"] == service
-        if route is not None:
-            mask &= table["route"] == route
-        if source is not None:
-            mask &= table["source"] == source
-        picked = table[mask].sort_values(["source", "service", "route", "ts"], kind="stable")
+        mask = _among(table["phase"], _phases(phase))
+        for column, value in (("service", service), ("route", route), ("source", source)):
+            if value is not None:
+                mask &= _equal(table[column], value)
+        rows = np.flatnonzero(mask)
+        keys = {c: table[c].to_numpy(dtype=object) for c in ("source", "service", "route", "phase")}
+        stamps = table["ts"].to_numpy(dtype=float)
+        values = {c: table[c].to_numpy(dtype=float, na_value=np.nan) for c in _REQUEST_COLUMNS}
+        series_of = [
+            (str(keys["source"][i]), str(keys["service"][i]), str(keys["route"][i])) for i in rows
+        ]
+        ordered = sorted(range(len(rows)), key=lambda k: (*series_of[k], stamps[rows[k]], k))
         series: list[Answer] = []
-        for (src, svc, rte), rows in picked.groupby(
-            ["source", "service", "route"], sort=True, dropna=False
-        ):
+        for (src, svc, rte), members in itertools.groupby(ordered, key=lambda k: series_of[k]):
+            picked = rows[list(members)]
             phases: dict[str, Answer] = {}
             for phase_name in PHASES:
-                part = rows[rows["phase"] == phase_name]
+                part = picked[keys["phase"][picked] == phase_name]
                 if len(part):
-                    phases[phase_name] = _request_stats(part, points)
-            series.append(
-                {"source": str(src), "service": str(svc), "route": str(rte), "phases": phases}
-            )
+                    phases[phase_name] = _request_stats(part, stamps, values, points)
+            series.append({"source": src, "service": svc, "route": rte, "phases": phases})
         shown = series[:MAX_LIMIT]
         how = "narrow with service, route, source or phase"
         return {"series": shown, **_note(len(shown), len(series), how)}
@@ -518,11 +584,15 @@ class CaseEnvironment:
 _REQUEST_COLUMNS = ("requests_per_s", "errors_per_s", "error_ratio", "latency_p95_ms")
 
 
-def _request_stats(rows: pd.DataFrame, points: bool) -> Answer:
-    """Mean and max of each request column over one phase's steps (nulls skipped)."""
+def _request_stats(
+    rows: npt.NDArray[np.intp], stamps: Floats, columns: dict[str, Floats], points: bool
+) -> Answer:
+    """Mean and max of each request column over one phase's steps (nulls skipped).
+
+    ``rows`` are positions (in time order) into ``stamps`` and the ``columns``."""
     stats: Answer = {"steps": len(rows)}
     for column in _REQUEST_COLUMNS:
-        values = rows[column].to_numpy(dtype=float, na_value=np.nan)
+        values = columns[column][rows]
         values = values[~np.isnan(values)]
         if len(values):
             stats[column] = {
@@ -530,7 +600,12 @@ def _request_stats(rows: pd.DataFrame, points: bool) -> Answer:
                 "max": _round(float(values.max())),
             }
     if points:
-        triples = zip(rows["ts"], rows["requests_per_s"], rows["errors_per_s"], strict=True)
+        triples = zip(
+            stamps[rows],
+            columns["requests_per_s"][rows],
+            columns["errors_per_s"][rows],
+            strict=True,
+        )
         listed = [
             [round(float(ts), 3), _round(float(req)), _round(float(err))]
             for ts, req, err in triples

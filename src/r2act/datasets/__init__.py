@@ -3,7 +3,8 @@
 Reads audit output (and the raw observations of main incidents); never imports the
 cluster package. ``build_dataset`` writes a directory a maintainer can publish as is,
 ``validate`` lists every reason not to trust one, ``load`` reads one view of it (keyed by
-opaque case ids), ``load_records`` reads the answers. ``ids`` holds the case-id scheme and
+opaque case ids), ``load_records`` reads the answers, and ``cases.CaseReader`` reads a
+view one case at a time, lazily (the one reader agents and baselines share). ``ids`` holds the case-id scheme and
 the resolver the scorers use (a prediction may name a case id or an incident id).
 """
 

@@ -109,8 +109,10 @@ def case(
     states: dict[str, ClusterState] | None = None,
 ) -> Case:
     """One incident on Online Boutique with the given observations."""
+    full = metric_rows is not None or bool(states)
     return Case(
         case_id="case-0123456789ab",
+        view="full" if full else "logs+events" if event_rows is not None else "logs",
         action_space=system_action_space(OB),
         topology=OB,
         logs=log_rows,

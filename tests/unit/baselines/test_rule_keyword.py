@@ -53,7 +53,15 @@ def test_rule_beats_keyword_when_the_loudest_service_is_a_caller() -> None:
 
 def test_without_events_rule_follows_the_callee_the_callers_name() -> None:
     case = _cart_down()
-    found = diagnose(bc.Case(case.case_id, case.action_space, case.topology, case.logs))
+    found = diagnose(
+        bc.Case(
+            case_id=case.case_id,
+            view="logs",
+            action_space=case.action_space,
+            topology=case.topology,
+            logs=case.logs,
+        )
+    )
     assert (found.service, found.fault, found.rule) == (
         "cartservice",
         FaultType.POD_FAILURE,
