@@ -181,13 +181,28 @@ def step_s(data: pd.DataFrame) -> float:
     return float(times.diff().median()) if len(times) > 1 else 0.0
 
 
+def _write_logs(logs: pd.DataFrame, path: Path) -> None:
+    ordered = logs.sort_values("ts", kind="stable")
+    pd.DataFrame(
+        {
+            "time": ordered["ts"].astype(float).round().astype("int64"),
+            "timestamp": (ordered["ts"].astype(float) * 1e9).round().astype("int64"),
+            "container_name": ordered["service"].astype(str),
+            "message": ordered["line"].astype(str),
+        }
+    ).to_csv(path, index=False)
+
+
 def _inject_time(record: BenchmarkRecord) -> int:
     stamp = record.metadata.collected_at.replace("Z", "+00:00")
     return int(datetime.fromisoformat(stamp).timestamp())
 
 
-def export_rcaeval(dataset: Path, out: Path) -> ExportSummary:
-    """Write ``dataset`` (every case, view ``full``) in RCAEval's layout under ``out``."""
+def export_rcaeval(dataset: Path, out: Path, *, logs: bool = True) -> ExportSummary:
+    """Write ``dataset`` (every case, view ``full``) in RCAEval's layout under ``out``.
+
+    ``logs=False`` leaves ``logs.csv`` out: RCAEval's metric-based methods never read it,
+    and at paper scale it is nearly all of the export (12 million lines, about 3 GB)."""
     if out.exists() and any(out.iterdir()):
         raise DataError(f"{out}: exists and is not empty (choose a new --out)")
     records = load_records(dataset)
@@ -206,15 +221,8 @@ def export_rcaeval(dataset: Path, out: Path) -> ExportSummary:
         columns = max(columns, len(data.columns) - 1)
         data.to_csv(directory / "data.csv", index=False)
         (directory / "inject_time.txt").write_text(f"{_inject_time(record)}\n", "utf-8")
-        logs = inputs.logs.sort_values("ts", kind="stable")
-        pd.DataFrame(
-            {
-                "time": logs["ts"].astype(float).round().astype("int64"),
-                "timestamp": (logs["ts"].astype(float) * 1e9).round().astype("int64"),
-                "container_name": logs["service"].astype(str),
-                "message": logs["line"].astype(str),
-            }
-        ).to_csv(directory / "logs.csv", index=False)
+        if logs:
+            _write_logs(inputs.logs, directory / "logs.csv")
         rows.append(
             [
                 folder(record),

@@ -1,7 +1,7 @@
 """``r2act baseline rcaeval``: export, run RCAEval's method in its interpreter, map, report.
 
-The export is written once per dataset (``RUN/rcaeval/export``, stamped with the digest of
-the dataset's ``SHA256SUMS``) and reused by every method while the stamp matches; the
+The export is written once per dataset (``RUN/rcaeval/export``, without ``logs.csv``, which
+no metric method reads; stamped with the digest of the dataset's ``SHA256SUMS``) and reused by every method while the stamp matches; the
 driver's raw ranks stay in ``RUN/rcaeval/<method>/`` beside it. The predictions file is an
 ordinary one (``RUN/predictions/rcaeval-<method>.jsonl``), scored by ``r2act evaluate``;
 the AC@k table printed at the end is what ``evaluate --mapper`` reports from the same file.
@@ -47,7 +47,7 @@ def ensure_export(dataset: Path, export: Path) -> Path:
         shutil.rmtree(export)  # ours (stamped), of another build of the dataset
     elif export.exists() and any(export.iterdir()):
         raise DataError(f"--export {export}: exists, is not empty and is no r2act export")
-    summary = export_rcaeval(dataset, export)
+    summary = export_rcaeval(dataset, export, logs=False)  # metric methods read no logs
     stamp.write_text(json.dumps({"dataset_sha256sums": digest}) + "\n", encoding="utf-8")
     console.print(
         f"RCAEval export: {summary.cases} case(s), up to {summary.columns} series: {export}",
