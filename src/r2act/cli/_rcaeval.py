@@ -1,8 +1,9 @@
 """``r2act baseline rcaeval``: export, run RCAEval's method in its interpreter, map, report.
 
 The export is written once per dataset (``RUN/rcaeval/export``, without ``logs.csv``, which
-no metric method reads; stamped with the digest of the dataset's ``SHA256SUMS``) and reused by every method while the stamp matches; the
-driver's raw ranks stay in ``RUN/rcaeval/<method>/`` beside it. The predictions file is an
+no metric method reads; stamped with the digest of the dataset's ``SHA256SUMS``) and reused
+by every method while the stamp matches; the driver's raw ranks stay in
+``RUN/rcaeval/<method>/`` beside it. The predictions file is an
 ordinary one (``RUN/predictions/rcaeval-<method>.jsonl``), scored by ``r2act evaluate``;
 the AC@k table printed at the end is what ``evaluate --mapper`` reports from the same file.
 """
