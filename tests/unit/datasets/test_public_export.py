@@ -37,7 +37,7 @@ def _export(dataset: Path, out: Path) -> subprocess.CompletedProcess[str]:
             "hf-public",
             "--out",
             str(out),
-        ],  # fmt: skip
+        ],
         capture_output=True,
         text=True,
         check=False,
