@@ -56,6 +56,43 @@ at_least() {
   [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
 }
 
+kubectl_version_of() {
+  "$1" version --client -o json 2>/dev/null | grep -m 1 '"gitVersion"' | semver || true
+}
+
+# The kubectl of versions.env (the cluster's minor version), in a per-user cache: fetched
+# once from the Kubernetes release bucket and checked against its published SHA-256, then
+# put first on PATH for this script and the scripts it runs. R2ACT_KUBECTL_CACHE overrides
+# the cache directory.
+use_pinned_kubectl() {
+  local os arch dir url want got
+  dir="${R2ACT_KUBECTL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/r2act/kubectl}/$KUBECTL_VERSION"
+  if [ "$(kubectl_version_of "$dir/kubectl")" != "${KUBECTL_VERSION#v}" ]; then
+    os="$(uname -s | tr '[:upper:]' '[:lower:]')"
+    case "$(uname -m)" in
+      x86_64 | amd64) arch=amd64 ;;
+      aarch64 | arm64) arch=arm64 ;;
+      *) die "no pinned kubectl for $(uname -m); install kubectl ${kubernetes_version%.*}.x (https://kubernetes.io/docs/tasks/tools/)" ;;
+    esac
+    url="$KUBECTL_RELEASES/$KUBECTL_VERSION/bin/$os/$arch/kubectl"
+    mkdir -p "$dir"
+    echo "  downloading kubectl $KUBECTL_VERSION ($os/$arch) to $dir"
+    if ! curl -fsSL -o "$dir/kubectl.part" "$url" || ! want="$(curl -fsSL "$url.sha256")" ||
+      [ ! -s "$dir/kubectl.part" ]; then
+      rm -f "$dir/kubectl.part"
+      die "could not download the pinned kubectl from $url; install kubectl ${kubernetes_version%.*}.x (https://kubernetes.io/docs/tasks/tools/)"
+    fi
+    got="$(sha256sum "$dir/kubectl.part" 2>/dev/null || shasum -a 256 "$dir/kubectl.part")"
+    [ "${got%% *}" = "${want%% *}" ] || {
+      rm -f "$dir/kubectl.part"
+      die "the downloaded kubectl does not match the SHA-256 published at $url.sha256"
+    }
+    chmod +x "$dir/kubectl.part" && mv "$dir/kubectl.part" "$dir/kubectl"
+  fi
+  PATH="$dir:$PATH"
+  export PATH
+}
+
 check_versions() {
   local kind_version helm_version kubectl_version client_minor server_minor
   kind_version="$(kind version 2>/dev/null | semver || true)"
@@ -66,7 +103,7 @@ check_versions() {
   [ -n "$helm_version" ] || die "cannot read the version of helm ('helm version --short' failed)"
   at_least "$helm_version" "$HELM_MIN_VERSION" ||
     die "helm $helm_version is too old; install helm >= $HELM_MIN_VERSION (https://helm.sh/docs/intro/install/)"
-  kubectl_version="$(kubectl version --client -o json 2>/dev/null | grep -m 1 '"gitVersion"' | semver || true)"
+  kubectl_version="$(kubectl_version_of kubectl)"
   [ -n "$kubectl_version" ] || die "cannot read the version of kubectl ('kubectl version --client' failed)"
   # kubectl may be one minor version older or newer than the cluster (the skew policy).
   client_minor="${kubectl_version#*.}"
@@ -75,9 +112,12 @@ check_versions() {
   server_minor="${server_minor%%.*}"
   if [ "${kubectl_version%%.*}" != "${kubernetes_version%%.*}" ] ||
     [ "$client_minor" -lt $((server_minor - 1)) ] || [ "$client_minor" -gt $((server_minor + 1)) ]; then
-    die "kubectl $kubectl_version is more than one minor version away from the cluster's Kubernetes $kubernetes_version; install kubectl ${kubernetes_version%.*}.x (https://kubernetes.io/docs/tasks/tools/)"
+    printf 'warning: kubectl %s is more than one minor version away from the cluster'"'"'s Kubernetes %s (outside the skew policy); this script uses the pinned kubectl %s instead\n' \
+      "$kubectl_version" "$kubernetes_version" "$KUBECTL_VERSION" >&2
+    use_pinned_kubectl
+    kubectl_version="$(kubectl_version_of kubectl)"
   fi
-  printf '  kind %s, helm %s, kubectl %s\n' "$kind_version" "$helm_version" "$kubectl_version"
+  printf '  kind %s, helm %s, kubectl %s (%s)\n' "$kind_version" "$helm_version" "$kubectl_version" "$(command -v kubectl)"
 }
 
 # network_delay faults need the netem qdisc in the kernel the kind nodes run on, which on

@@ -271,11 +271,6 @@ def test_up_applies_the_rbac_rendered_for_the_versions_env_namespace(bed: Bed) -
             "kind 0.20.0 is too old for the pinned node image; install kind >= 0.27.0",
         ),
         ({"FAKE_HELM": "3.9.4"}, "helm 3.9.4 is too old; install helm >= 3.14.0"),
-        (
-            {"FAKE_KUBECTL": "1.29.0"},
-            "kubectl 1.29.0 is more than one minor version away from the cluster's "
-            "Kubernetes 1.32.2; install kubectl 1.32.x",
-        ),
         ({"R2ACT_SYS_MODULE_DIR": "/nonexistent"}, "sudo modprobe sch_netem"),
     ],
 )
@@ -344,6 +339,48 @@ def test_up_accepts_kubectl_one_minor_version_away(bed: Bed, kubectl: str) -> No
     done = bed.up("--check", FAKE_KUBECTL=kubectl)
     assert done.returncode == 0, done.stderr
     assert f"kubectl {kubectl}" in done.stdout
+
+
+def _pinned(bed: Bed) -> Path:
+    """A kubectl stand-in in the pinned cache that answers v1.32.2 and logs apart."""
+    pinned = bed.root / "cache" / _versions()["KUBECTL_VERSION"] / "kubectl"
+    pinned.parent.mkdir(parents=True)
+    fake = FAKE_TOOL.replace("${FAKE_KUBECTL:-1.32.2}", "1.32.2")
+    pinned.write_text(fake.replace('echo "$tool $*" >>"$log"', 'echo "$tool $*" >>"$log.pinned"'))
+    pinned.chmod(0o755)
+    return pinned
+
+
+@pytest.mark.parametrize("kubectl", ["1.35.0", "1.29.0"])
+def test_up_warns_on_kubectl_outside_the_skew_and_uses_the_pinned_one(
+    bed: Bed, kubectl: str
+) -> None:
+    """Issue 27 item 26: a laptop's kubectl newer than 1.33 is no reason to stop."""
+    pinned = _pinned(bed)
+    done = bed.up(FAKE_KUBECTL=kubectl, R2ACT_KUBECTL_CACHE=str(bed.root / "cache"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        f"warning: kubectl {kubectl} is more than one minor version away from the cluster's "
+        "Kubernetes 1.32.2 (outside the skew policy); this script uses the pinned kubectl v1.32.2"
+    ) in done.stderr
+    assert f"kubectl 1.32.2 ({pinned})" in done.stdout
+    used = (bed.root / "calls.log.pinned").read_text().splitlines()
+    assert "kubectl --context kind-r2act apply --server-side --force-conflicts -f -" in used
+    scoped = "kubectl --context kind-r2act --namespace boutique"  # the scripts up.sh runs too
+    assert any(c.startswith(f"{scoped} create configmap r2act-loadgenerator") for c in used)
+    assert not [c for c in bed.calls() if c.startswith("kubectl --context")]
+
+
+def test_up_fetches_the_pinned_kubectl_and_stops_when_it_cannot(bed: Bed) -> None:
+    done = bed.up("--check", FAKE_KUBECTL="1.35.0", R2ACT_KUBECTL_CACHE=str(bed.root / "cache"))
+    assert done.returncode == 1
+    assert "could not download the pinned kubectl from https://dl.k8s.io/release/v1.32.2/bin/" in (
+        done.stderr
+    )
+    fetched = [c for c in bed.calls() if c.startswith("curl ")]
+    assert fetched and "/release/v1.32.2/bin/" in fetched[0] and fetched[0].endswith("/kubectl")
+    assert not [c for c in bed.calls() if c.startswith(("kind create", "helm upgrade"))]
+    assert not list((bed.root / "cache").rglob("kubectl*"))  # no half download left
 
 
 def test_up_gives_the_load_generator_a_connection_per_request(bed: Bed) -> None:

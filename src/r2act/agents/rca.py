@@ -2,11 +2,13 @@
 
 An RCA method answers a service and a fault type, optionally a ranked list
 (``"ranks": [{"service": ..., "fault_type": ...}, ...]`` or ``["cartservice", ...]``, best
-first, RCAEval's output). As the paper scores its RCA-only controls, each answer is turned
-into a plan by the mapper (:func:`r2act.actions.map_rca`) of the record's own policy
-(the default policy when the record names an unknown one) with the case's action space
-and topology, and the result is scored like any predictions file; the line's own
-``plan``, if any, is replaced. The top-ranked entry stands in for a missing ``rca``.
+first, RCAEval's output; or the same list as ``evidence.ranks`` of an ordinary predictions
+line, as ``r2act baseline rcaeval`` writes it). As the paper scores its RCA-only
+controls, each answer is turned into a plan by the mapper (:func:`r2act.actions.map_rca`)
+of the record's own policy (the default policy when the record names an unknown one) with
+the case's action space and topology, and the result is scored like any predictions
+file; the line's own ``plan``, if any, is replaced. The top-ranked entry stands in for a
+missing ``rca``.
 
 The rewritten lines go through the ordinary predictions reader, so malformed input is
 reported exactly as ``r2act evaluate`` reports it. Ranked answers also get AC@k (is the
@@ -68,6 +70,9 @@ def _entry(value: object) -> tuple[str | None, str | None]:
 
 def _ranks(line: dict[str, Any]) -> list[tuple[str | None, str | None]]:
     ranks = line.get("ranks")
+    evidence = line.get("evidence")
+    if ranks is None and isinstance(evidence, dict):
+        ranks = evidence.get("ranks")  # where r2act baseline rcaeval keeps them
     out = [_entry(v) for v in ranks] if isinstance(ranks, list) else []
     rca = line.get("rca")
     if isinstance(rca, dict) and not out:

@@ -10,15 +10,37 @@ epoch seconds); multi-source cases add logs. This export writes::
                                                   /inject_time.txt
                                                   /logs.csv
                                  (logs.csv: time, timestamp, container_name, message)
-    OUT/cases.csv    folder, case_id, incident_id, service, fault_type, intensity, repetition
+    OUT/cases.csv    folder, case_id, incident_id, service, fault_type, intensity, repetition,
+                     step_s
 
 ``<fault>`` is the fault type with hyphens (``pod-failure``), since RCAEval splits the
 folder name at its underscore. Intensity and repetition stay two separate parts of the
 case folder name (``severe-2``), so moderate and severe incidents of one cell never share a
 number. Metrics are summed over a service's pods per timestamp (``cpu_usage`` ->
 ``<service>_cpu``, ``memory_working_set`` -> ``<service>_mem``, others keep their name with
-hyphens). The labels are in the paths by RCAEval's design, so this export is an answer-
-carrying copy for RCA methods, not a method-visible view.
+hyphens).
+
+Request series come from ``observations/requests.parquet`` (the frontend's request log, as
+the users saw it) under RCAEval's names, so the SLI RCAEval's runner looks for on Online
+Boutique (``frontend_latency``) exists and metric-only methods see HTTP, DNS and delay
+faults where users see them:
+
+- ``frontend_latency-50`` and ``frontend_latency``: the median and the 95th percentile of
+  the frontend's request latency in ms, a request-weighted mean over its routes (kubelet
+  probes of the health route left out). RCAEval's own data carries ``_latency-50`` and
+  ``_latency-90`` and renames the latter ``_latency`` when it reads a case; r2act's request
+  table keeps p95, not p90, so the tail is written as ``_latency`` directly.
+- ``frontend_error``: failed requests per second as the users saw them (the load
+  generator's aggregated failures/s; an HTTP fault answered in front of the frontend never
+  reaches its log), or the frontend's own logged 5xx when the load generator printed no
+  stats; ``<service>_error`` for a backend: the failed calls per second the frontend's error
+  lines attribute to it.
+
+A step without requests leaves the latency cells empty (RCAEval forward-fills them). Every
+row is one step of the dataset's metric samples, the campaign's ``metrics.step_s`` (15 s
+unless the manifest says otherwise): the finest step the metrics have, with no resampling;
+``cases.csv`` gives it per case. The labels are in the paths by RCAEval's design, so this
+export is an answer-carrying copy for RCA methods, not a method-visible view.
 """
 
 from __future__ import annotations
@@ -32,12 +54,25 @@ from pathlib import Path
 
 import pandas as pd
 
-from r2act.agents.cases import CaseSource
-from r2act.datasets import load_records
+from r2act.agents.cases import CaseInputs, CaseSource
+from r2act.datasets import layout, load_records
 from r2act.errors import DataError
 from r2act.schema import BenchmarkRecord
 
 METRIC_NAMES = {"cpu_usage": "cpu", "memory_working_set": "mem"}
+_REQUEST_COLUMNS = [
+    "case_id",
+    "ts",
+    "source",
+    "service",
+    "route",
+    "requests_per_s",
+    "errors_per_s",
+    "latency_p50_ms",
+    "latency_p95_ms",
+]
+HEALTH_ROUTE = "GET /_healthz"
+"""Kubelet probes of the frontend: not user traffic, left out of the latency series."""
 
 
 @dataclass(frozen=True)
@@ -83,18 +118,97 @@ def wide_metrics(metrics: pd.DataFrame, services: list[str]) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
+def _weighted(frame: pd.DataFrame, column: str) -> pd.Series:
+    """Per step, the request-weighted mean of ``column`` over the routes that had requests."""
+    usable = frame[frame[column].notna() & (frame["requests_per_s"] > 0)]
+    weight = usable["requests_per_s"]
+    total = (usable[column] * weight).groupby(usable["step"]).sum()
+    return total / weight.groupby(usable["step"]).sum()
+
+
+def request_series(requests: pd.DataFrame) -> pd.DataFrame:
+    """Latency and error columns under RCAEval's names, one row per step (index: epoch s)."""
+    logged = requests[requests["source"] == "frontend-log"]
+    logged = logged.assign(step=logged["ts"].astype(float).round().astype("int64"))
+    if logged.empty:
+        return pd.DataFrame()
+    own = logged[logged["service"] == "frontend"]
+    users = own[own["route"] != HEALTH_ROUTE]
+    columns: dict[str, pd.Series] = {
+        "frontend_latency-50": _weighted(users, "latency_p50_ms"),
+        "frontend_latency": _weighted(users, "latency_p95_ms"),
+    }
+    errors = logged.groupby(["service", "step"])["errors_per_s"].sum(min_count=1)
+    for service in sorted(set(logged["service"])):
+        columns[f"{service}_error"] = errors.loc[service]
+    users = requests[(requests["source"] == "locust-stats") & (requests["route"] == "*")]
+    if not users.empty:  # what the users saw, HTTP faults the frontend never logs included
+        step = users["ts"].astype(float).round().astype("int64")
+        columns["frontend_error"] = users["errors_per_s"].groupby(step).sum(min_count=1)
+    steps = sorted(set(logged["step"]) | set(columns["frontend_error"].index))
+    frame = pd.DataFrame(columns).reindex(steps)
+    error_columns = [c for c in frame.columns if c.endswith("_error")]
+    frame[error_columns] = frame[error_columns].fillna(0.0)  # a step with no failed request
+    return frame
+
+
+def _request_tables(dataset: Path) -> dict[str, pd.DataFrame]:
+    """Each case's rows of the request table (every column), or nothing for an older dataset."""
+    path = dataset / layout.REQUESTS
+    if not path.is_file():
+        return {}
+    table = pd.read_parquet(path, columns=_REQUEST_COLUMNS)
+    return {str(case): rows for case, rows in table.groupby("case_id", sort=False)}
+
+
+def case_table(inputs: CaseInputs, requests: pd.DataFrame | None) -> pd.DataFrame:
+    """``data.csv`` of one case: metrics and request series, one row per metric step."""
+    assert inputs.metrics is not None
+    data = wide_metrics(inputs.metrics, inputs.topology.names)
+    if requests is None or requests.empty:
+        return data
+    series = request_series(requests)
+    if series.empty:
+        return data
+    joined = data.set_index("time").join(series, how="left")
+    joined.insert(0, "time", joined.index.astype("int64"))
+    return joined.reset_index(drop=True)
+
+
+def step_s(data: pd.DataFrame) -> float:
+    """The median spacing of the rows (the metric step), s."""
+    times = data["time"].drop_duplicates().sort_values()
+    return float(times.diff().median()) if len(times) > 1 else 0.0
+
+
+def _write_logs(logs: pd.DataFrame, path: Path) -> None:
+    ordered = logs.sort_values("ts", kind="stable")
+    pd.DataFrame(
+        {
+            "time": ordered["ts"].astype(float).round().astype("int64"),
+            "timestamp": (ordered["ts"].astype(float) * 1e9).round().astype("int64"),
+            "container_name": ordered["service"].astype(str),
+            "message": ordered["line"].astype(str),
+        }
+    ).to_csv(path, index=False)
+
+
 def _inject_time(record: BenchmarkRecord) -> int:
     stamp = record.metadata.collected_at.replace("Z", "+00:00")
     return int(datetime.fromisoformat(stamp).timestamp())
 
 
-def export_rcaeval(dataset: Path, out: Path) -> ExportSummary:
-    """Write ``dataset`` (every case, view ``full``) in RCAEval's layout under ``out``."""
+def export_rcaeval(dataset: Path, out: Path, *, logs: bool = True) -> ExportSummary:
+    """Write ``dataset`` (every case, view ``full``) in RCAEval's layout under ``out``.
+
+    ``logs=False`` leaves ``logs.csv`` out: RCAEval's metric-based methods never read it,
+    and at paper scale it is nearly all of the export (12 million lines, about 3 GB)."""
     if out.exists() and any(out.iterdir()):
         raise DataError(f"{out}: exists and is not empty (choose a new --out)")
     records = load_records(dataset)
     source = CaseSource(dataset, "full")
     known = set(source.ids())
+    requests = _request_tables(dataset)
     rows, columns = [], 0
     for record in sorted(records, key=folder):
         case_id = record.case_id or record.incident_id
@@ -103,20 +217,12 @@ def export_rcaeval(dataset: Path, out: Path) -> ExportSummary:
         inputs = source.inputs(case_id)
         directory = out / folder(record)
         directory.mkdir(parents=True, exist_ok=False)
-        assert inputs.metrics is not None
-        data = wide_metrics(inputs.metrics, inputs.topology.names)
+        data = case_table(inputs, requests.get(case_id))
         columns = max(columns, len(data.columns) - 1)
         data.to_csv(directory / "data.csv", index=False)
         (directory / "inject_time.txt").write_text(f"{_inject_time(record)}\n", "utf-8")
-        logs = inputs.logs.sort_values("ts", kind="stable")
-        pd.DataFrame(
-            {
-                "time": logs["ts"].astype(float).round().astype("int64"),
-                "timestamp": (logs["ts"].astype(float) * 1e9).round().astype("int64"),
-                "container_name": logs["service"].astype(str),
-                "message": logs["line"].astype(str),
-            }
-        ).to_csv(directory / "logs.csv", index=False)
+        if logs:
+            _write_logs(inputs.logs, directory / "logs.csv")
         rows.append(
             [
                 folder(record),
@@ -126,12 +232,22 @@ def export_rcaeval(dataset: Path, out: Path) -> ExportSummary:
                 record.labels.fault_type.value,
                 record.labels.intensity.value,
                 record.metadata.repetition,
+                f"{step_s(data):g}",
             ]
         )
     with (out / "cases.csv").open("w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(
-            ["folder", "case_id", "incident_id", "service", "fault_type", "intensity", "repetition"]
+            [
+                "folder",
+                "case_id",
+                "incident_id",
+                "service",
+                "fault_type",
+                "intensity",
+                "repetition",
+                "step_s",
+            ]
         )
         writer.writerows(rows)
     return ExportSummary(out, len(rows), columns)
