@@ -1,7 +1,7 @@
 """``r2act dataset export DIR --format rcaeval --out OUT``: a dataset in another tool's layout.
 
 Registered on the ``dataset`` group from its own module so the dataset verbs stay as they
-are; the work is in :mod:`r2act.agents.rcaeval`.
+are; the work is in :mod:`r2act.datasets.rcaeval`.
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ def export(
 
     Example: [bold]r2act dataset export r2act-runs/smoke/dataset --out re-r2act[/]
     """
-    from r2act.agents.rcaeval import export_rcaeval
+    from r2act.agents.cases import CaseSource
+    from r2act.datasets.rcaeval import export_rcaeval
 
-    summary = export_rcaeval(directory, out)
+    summary = export_rcaeval(directory, out, CaseSource(directory, "full"))
     console.print(
         f"{summary.cases} case(s) in {format_.value} layout, up to {summary.columns} metric "
         f"columns each: {summary.out} (index: {summary.out / 'cases.csv'})",

@@ -1,4 +1,4 @@
-"""The request model of Online Boutique: who calls whom per user request, and how fast.
+"""Online Boutique's load model: who calls whom per user request, and how fast.
 
 Locust users (think time ``between(1, 10)`` s, task weights from the load generator) send
 requests to frontend routes; each route handler calls backends in a fixed pattern, taken
@@ -20,24 +20,7 @@ call waits as long as the callee takes, so a slow backend makes slow pages, not 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from r2act.schema import Topology
-
-
-@dataclass(frozen=True)
-class Call:
-    """One RPC (repeated ``count`` times) and the calls its handler makes in turn."""
-
-    callee: str
-    op: str
-    count: int = 1
-    fatal: bool = True
-    """The handler fails the request when this call fails (False: it logs and goes on)."""
-    children: tuple[Call, ...] = field(default=())
-    deadline_ms: float | None = None
-    """Per-call deadline the caller sets (context.WithTimeout), if any."""
-
+from r2act.systems.base import Call
 
 _REDIS_GET = Call("redis-cart", "HGET")
 _REDIS_SET = Call("redis-cart", "HSET")
@@ -121,37 +104,5 @@ SERVICE_MS: dict[str, float] = {
 }
 """Own processing time per call in milliseconds on an unloaded pod."""
 
-IDLE_CORES: dict[str, float] = {
-    "go": 0.002,
-    "node": 0.005,
-    "python": 0.004,
-    "java": 0.012,
-    "csharp": 0.008,
-    "redis": 0.003,
-    "locust": 0.03,
-}
-"""CPU an idle container burns (runtime, GC, timers), by language."""
-
 THINK_S = 5.5
 """Mean Locust think time of Online Boutique's users: ``wait_time = between(1, 10)``."""
-
-
-def route_calls(topology: Topology, scope: str) -> tuple[Call, ...]:
-    """The calls of a route; unknown routes call each of their services once, directly."""
-    known = ROUTE_CALLS.get(scope)
-    if known is not None:
-        return known
-    route = next(r for r in topology.routes if r.scope == scope)
-    return tuple(Call(s, "Call") for s in route.services if s != topology.entrypoint)
-
-
-def user_rate(users: int) -> float:
-    """Requests per second the load generator sends."""
-    return users / THINK_S
-
-
-def route_rates(topology: Topology, users: int) -> dict[str, float]:
-    """Requests per second per route scope."""
-    total = sum(r.weight for r in topology.routes) or 1.0
-    rate = user_rate(users)
-    return {r.scope: rate * r.weight / total for r in topology.routes}

@@ -26,16 +26,37 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol
 
 import pandas as pd
 
-from r2act.agents.cases import CaseSource
-from r2act.datasets import load_records
+from r2act.datasets.load import load_records
 from r2act.errors import DataError
-from r2act.schema import BenchmarkRecord
+from r2act.schema import BenchmarkRecord, Topology
+
+
+class CaseTables(Protocol):
+    """One case's method-visible tables, as a case reader returns them."""
+
+    @property
+    def topology(self) -> Topology: ...
+    @property
+    def logs(self) -> pd.DataFrame: ...
+    @property
+    def metrics(self) -> pd.DataFrame | None: ...
+
+
+class CaseReader(Protocol):
+    """A reader of a dataset's ``full`` view by case id (the agents' ``CaseSource`` is one);
+    the caller passes it in, so the export needs no reader of its own."""
+
+    def ids(self) -> Iterable[str]: ...
+    def inputs(self, case_id: str) -> CaseTables: ...
+
 
 METRIC_NAMES = {"cpu_usage": "cpu", "memory_working_set": "mem"}
 
@@ -88,12 +109,12 @@ def _inject_time(record: BenchmarkRecord) -> int:
     return int(datetime.fromisoformat(stamp).timestamp())
 
 
-def export_rcaeval(dataset: Path, out: Path) -> ExportSummary:
-    """Write ``dataset`` (every case, view ``full``) in RCAEval's layout under ``out``."""
+def export_rcaeval(dataset: Path, out: Path, source: CaseReader) -> ExportSummary:
+    """Write ``dataset`` (every case, view ``full``, read through ``source``) in RCAEval's
+    layout under ``out``."""
     if out.exists() and any(out.iterdir()):
         raise DataError(f"{out}: exists and is not empty (choose a new --out)")
     records = load_records(dataset)
-    source = CaseSource(dataset, "full")
     known = set(source.ids())
     rows, columns = [], 0
     for record in sorted(records, key=folder):
