@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from r2act.schema import CHAOS_KIND, FaultType, Topology
+from r2act.systems.texts import Text
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,9 @@ class System:
     call each of their services once, directly)."""
     service_ms: Mapping[str, float] = field(default_factory=dict)
     """Own processing time per call, in milliseconds on an unloaded pod, per service."""
+    texts: tuple[Text, ...] = ()
+    """Every log, event and error template of its own services, with upstream citations
+    (the engine's texts, Kubernetes', Chaos Mesh's and the runtimes', are not here)."""
     error_backend: Callable[[str], str | None] = field(default=lambda _error: None)
     """The backend an entry point's ``request error`` text names, from its outermost wrap
     (``None`` when the text names none): how a method reads which call failed."""

@@ -54,7 +54,6 @@ NOT_YET_MOVED: dict[str, int] = {
     "cluster/sim/podlogs.py": 11,
     "cluster/sim/podlogs_backend.py": 35,
     "cluster/sim/scene.py": 5,
-    "cluster/sim/texts.py": 117,
     "cluster/sim/timeline.py": 3,
     "cluster/sim/view.py": 1,
     "datasets/card.py": 1,
@@ -186,3 +185,14 @@ def test_a_manifest_without_a_system_plans_the_default_system_as_before(tmp_path
     before, after = load_manifest(smoke), load_manifest(old)
     assert after.system == before.system == "onlineboutique"
     assert plan_incidents(after) == plan_incidents(before)
+
+
+def test_the_dataset_card_names_the_systems_its_records_hold() -> None:
+    from r2act.datasets.card import _systems_line
+
+    one = _systems_line(["onlineboutique"])
+    assert one == (
+        "- One system (Online Boutique) and one fault injector (Chaos Mesh); eight fault types."
+    )
+    two = _systems_line(["onlineboutique", "toyshop"])
+    assert two.startswith("- 2 systems (Online Boutique, toyshop), scored per system;")

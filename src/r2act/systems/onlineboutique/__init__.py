@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from r2act.systems.base import System
 from r2act.systems.onlineboutique.catalogue import CELLS
+from r2act.systems.onlineboutique.texts import TEXTS
 from r2act.systems.onlineboutique.topology import (
     FRONTEND_STEP_BACKENDS,
     ONLINE_BOUTIQUE,
@@ -34,6 +35,7 @@ SYSTEM = System(
     think_s=THINK_S,
     route_calls=ROUTE_CALLS,
     service_ms=SERVICE_MS,
+    texts=TEXTS,
     error_backend=frontend_error_backend,
 )
 """Online Boutique as r2act benchmarks it."""
