@@ -28,20 +28,11 @@ from pathlib import Path
 from r2act.campaigns import GlitchRates, Manifest, plan_incidents, render_chaos
 from r2act.campaigns.defaults import DEFAULT_QUERIES
 from r2act.cluster.sim import SimulatedCluster
-from r2act.schema import TimeWindow
+from r2act.schema import FaultType, TimeWindow
 from r2act.systems import ONLINE_BOUTIQUE
 
 LIMIT_S = 0.2
-FAULTS = (
-    "pod_failure",
-    "cpu_saturation",
-    "memory_pressure",
-    "network_delay",
-    "http_error",
-    "http_abort",
-    "dns_fault",
-    "dns_random",
-)
+FAULTS = tuple(f.value for f in FaultType)
 
 
 def _rss_mib() -> float:

@@ -30,7 +30,7 @@ from kubernetes import client as k8s
 
 from r2act.campaigns import load_manifest, plan_incidents, render_chaos
 from r2act.cluster.kube import KubeCluster
-from r2act.cluster.kube_retry import NO_WAIT
+from r2act.cluster.retry import NO_WAIT
 from r2act.schema import PLAN_ADAPTER, FaultType, PlannedIncident
 from r2act.systems.onlineboutique import ONLINE_BOUTIQUE
 

@@ -21,7 +21,7 @@ from kubernetes import client as k8s
 from r2act.campaigns import Manifest
 from r2act.campaigns.lanes import lane_targets
 from r2act.cluster.kube import KubeCluster
-from r2act.cluster.kube_retry import NO_WAIT
+from r2act.cluster.retry import NO_WAIT
 from r2act.collector import layout, plan_collection, settings_for
 from r2act.collector.lanes import collect_lanes, lane_plan
 from r2act.errors import SafetyError

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from r2act.cluster.kube_retry import NO_WAIT
 from r2act.cluster.prometheus import PrometheusMetrics, format_step
+from r2act.cluster.retry import NO_WAIT
 from r2act.errors import PermanentClusterError, TransientClusterError
 from r2act.schema import MetricSeries, TimeWindow
 

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 from kube_harness import NS, Harness, chaos_for, plan, replicaset
 
-from r2act.cluster.kube_api import REQUIRED_PERMISSIONS, Permission
+from r2act.cluster.kube.api import REQUIRED_PERMISSIONS, Permission
 from r2act.schema import FaultType, TimeWindow
 
 RENDER = Path(__file__).resolve().parents[2] / "deploy" / "render-rbac.sh"

@@ -18,28 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from r2act.campaigns.lane_spec import MAX_LANES, KubernetesLane
+from r2act.campaigns.manifest import KubernetesTarget, SimTarget
 
-from r2act.campaigns.base import STRICT, DnsName
-
-if TYPE_CHECKING:
-    from r2act.campaigns.manifest import KubernetesTarget, SimTarget
-
-MAX_LANES = 64
-"""More lanes than any cluster r2act was tried on; a bigger number is a typo."""
-
-
-class KubernetesLane(BaseModel):
-    """One more lane of a Kubernetes target: a namespace, on the target's context by default."""
-
-    model_config = STRICT
-
-    namespace: DnsName = Field(description="Namespace running this lane's system under test.")
-    context: str | None = Field(
-        default=None, min_length=1, description="kubeconfig context; default: the target's."
-    )
+__all__ = ["MAX_LANES", "KubernetesLane", "Lane", "has_lanes", "lane_targets", "shared_nodes"]
 
 
 @dataclass(frozen=True)
@@ -74,8 +57,6 @@ def lane_targets(target: SimTarget | KubernetesTarget) -> list[Lane]:
     Simulated lanes are clusters ``<name>-lane-<i>`` with the target's seed, so every lane
     is the same system and an incident's telemetry does not depend on which lane ran it.
     """
-    from r2act.campaigns.manifest import SimTarget
-
     if isinstance(target, SimTarget):
         if target.lanes is None:
             return [Lane(lane_name(1), target)]
@@ -99,17 +80,6 @@ def lane_targets(target: SimTarget | KubernetesTarget) -> list[Lane]:
 
 def _sim_name(name: str, index: int) -> str:
     return f"{name}-lane-{index}"
-
-
-def duplicate_lane(target: KubernetesTarget) -> tuple[int, str] | None:
-    """The first extra lane (index into ``lanes``) that repeats a context and namespace."""
-    seen = {(target.context, target.namespace)}
-    for index, extra in enumerate(target.lanes):
-        key = (extra.context or target.context, extra.namespace)
-        if key in seen:
-            return index, f"{key[0]}/{key[1]}"
-        seen.add(key)
-    return None
 
 
 def shared_nodes(placement: Mapping[str, tuple[str, Iterable[str]]]) -> list[tuple[str, str, str]]:

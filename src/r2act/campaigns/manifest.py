@@ -23,9 +23,9 @@ from r2act.campaigns.base import (
 )
 from r2act.campaigns.defaults import DEFAULT_QUERIES
 from r2act.campaigns.faults import FaultConfig, FaultEntry
-from r2act.campaigns.lanes import MAX_LANES, KubernetesLane, duplicate_lane
+from r2act.campaigns.lane_spec import MAX_LANES, KubernetesLane, duplicate_lane
 from r2act.schema import FaultType, Intensity, PhaseDurations, Topology
-from r2act.systems import SYSTEMS
+from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
 
 MAX_PHASE_S = 3600
 """Longest phase (pre, during, post) and recovery timeout: an hour is past any recovery, and
@@ -100,7 +100,7 @@ class KubernetesTarget(BaseModel):
 
     @model_validator(mode="after")
     def _distinct_lanes(self) -> KubernetesTarget:
-        if (duplicate := duplicate_lane(self)) is not None:
+        if (duplicate := duplicate_lane(self.context, self.namespace, self.lanes)) is not None:
             raise ManifestFieldError(
                 ("target", "lanes", duplicate[0]),
                 f"lane {duplicate[1]} is listed twice",
@@ -190,7 +190,13 @@ class Manifest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     name: DnsName = Field(description="Campaign name; names the run directory.")
-    system: str = Field(description="System under test, one of r2act.systems.SYSTEMS.")
+    system: str = Field(
+        default=DEFAULT_SYSTEM,
+        description=(
+            "System under test, one of `r2act systems list` (r2act.systems.INSTALLED); "
+            "omitted: the default system, as in manifests written before systems were plugins."
+        ),
+    )
     target: Target = Field(description="Where to run: the simulator or a named cluster.")
     services: list[str] = Field(min_length=1, description="Root-cause services, in plan order.")
     faults: list[FaultConfig] = Field(min_length=1, description="Fault types, in plan order.")

@@ -36,7 +36,7 @@ def _digest(dataset: Path) -> str:
 
 def ensure_export(dataset: Path, export: Path) -> Path:
     """An RCAEval export of ``dataset`` at ``export``: reused when its stamp matches."""
-    from r2act.agents.rcaeval import export_rcaeval
+    from r2act.datasets.rcaeval import export_rcaeval
 
     digest = _digest(dataset)
     stamp = export / _STAMP

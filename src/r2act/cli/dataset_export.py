@@ -1,7 +1,7 @@
 """``r2act dataset export DIR --format rcaeval|hf-public --out OUT``: another copy of a dataset.
 
 Registered on the ``dataset`` group from its own module so the dataset verbs stay as they
-are; the work is in :mod:`r2act.agents.rcaeval` (RCAEval's layout, labels in the paths)
+are; the work is in :mod:`r2act.datasets.rcaeval` (RCAEval's layout, labels in the paths)
 and :mod:`r2act.datasets.public` (the copy to publish, answers held back).
 """
 
@@ -51,7 +51,7 @@ def export(
             highlight=False,
         )
         return
-    from r2act.agents.rcaeval import export_rcaeval
+    from r2act.datasets.rcaeval import export_rcaeval
 
     summary = export_rcaeval(directory, out)
     console.print(

@@ -42,6 +42,7 @@ class Stratification(StrEnum):
 
     FAULT_TYPE = "fault_type"
     SERVICE = "service"
+    SYSTEM = "system"
 
 
 @dataclass(frozen=True)
@@ -188,6 +189,14 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
             "--mapper", help="RCA-only answers: plans from the policy's mapper; AC@k if ranked."
         ),
     ] = False,
+    by: Annotated[
+        list[Stratification] | None,
+        typer.Option(
+            "--by",
+            help="Breakdowns to report besides the pool (fault_type and service always; "
+            "system by default only when the dataset holds several systems).",
+        ),
+    ] = None,
 ) -> None:
     """Score predictions on every incident of a dataset: RCA and recovery metrics with CIs.
 
@@ -219,6 +228,7 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
             dataset_ids=population.dataset_ids,
             seed=seed,
             replicates=replicates,
+            by_system=Stratification.SYSTEM in (by or []),
         )
     out = table_console()
     for method in report.methods:  # parse issues and warnings first, even with --no-details

@@ -18,7 +18,7 @@ from prometheus_api_client import PrometheusConnect
 from prometheus_api_client.exceptions import PrometheusApiClientException
 from urllib3.util.retry import Retry
 
-from r2act.cluster.kube_retry import RetryPolicy
+from r2act.cluster.retry import RetryPolicy
 from r2act.errors import PermanentClusterError, TransientClusterError
 from r2act.schema import MetricSeries, TimeWindow
 

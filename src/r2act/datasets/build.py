@@ -209,6 +209,7 @@ def _build_info(
         campaigns=campaigns,
         tool_version=__version__,
         target_kinds=distinct([r.metadata.target_kind for r in records]),
+        systems=distinct([r.metadata.system for r in records]),
         manifest_sha256=distinct([r.metadata.manifest_sha256 for r in records]),
         folds_seed=folds_seed,
         built_from=run_dir.resolve().name,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Final
 
@@ -18,6 +18,7 @@ import yaml
 from r2act.datasets import layout
 from r2act.datasets.composition import Composition
 from r2act.datasets.figures import COMPOSITION_PNG, HEATMAP_PNG, LOGSCALE_PNG
+from r2act.systems import INSTALLED
 
 LICENSE: Final = "cc-by-4.0"
 EMBED_START: Final = "<!-- r2act:composition "
@@ -41,6 +42,17 @@ class BuildInfo:
     matplotlib: str
     empty_tables: tuple[str, ...] = ()
     """Tables without a row: no Hugging Face config (``datasets`` cannot load an empty one)."""
+    systems: list[str] = field(default_factory=list)
+    """The systems under test the records hold (``metadata.system``), in order."""
+
+
+def _systems_line(systems: list[str]) -> str:
+    """The card's first limitation: which systems the dataset holds, by their own names."""
+    titles = [INSTALLED[s].title if s in INSTALLED else s for s in systems]
+    injector = "one fault injector (Chaos Mesh); eight fault types."
+    if len(titles) <= 1:
+        return f"- One system ({titles[0] if titles else 'unknown'}) and {injector}"
+    return f"- {len(titles)} systems ({', '.join(titles)}), scored per system; {injector}"
 
 
 def _size_category(n: int) -> str:
@@ -267,7 +279,7 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         "",
         "## Known limitations",
         "",
-        "- One system (Online Boutique) and one fault injector (Chaos Mesh); eight fault types.",
+        _systems_line(info.systems),
         "- On a `sim` target the telemetry comes from r2act's simulator, not a real cluster; "
         "methods tuned on it may not transfer.",
         "- HTTP faults are route rules at the entry point (gRPC services need a mesh for "

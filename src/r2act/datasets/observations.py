@@ -31,7 +31,7 @@ from r2act.quality_gate import rawstore
 from r2act.quality_gate.provenance import is_provenance_event
 from r2act.quality_gate.rawstore import LOG_SCHEMA, RawIncident
 from r2act.schema import PHASES
-from r2act.systems import SYSTEMS
+from r2act.systems import INSTALLED, SYSTEMS
 
 
 def as_json(payload: BaseModel | dict[str, Any] | list[Any]) -> str:
@@ -126,7 +126,12 @@ def read_incident(
         metrics=all_metrics,
         state=pa.concat_tables(states),
         requests=requests.derive(
-            case_id, all_logs, all_metrics, list(PHASES), _services(ann.incident.system)
+            case_id,
+            all_logs,
+            all_metrics,
+            list(PHASES),
+            _services(ann.incident.system),
+            system=INSTALLED.get(ann.incident.system),
         ),
         provenance={
             layout.ANNOTATIONS: [("", as_json(ann.model_dump(mode="json", exclude={"chaos"})))],

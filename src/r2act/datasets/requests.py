@@ -10,7 +10,7 @@ table at the metric step (one row per step, phase and series), with plain ``serv
   ``http.resp.took_ms``) -> per route (``service`` = frontend): requests/s, errors/s
   (status >= 500), error ratio and latency p50/p95/p99. Its ``request error`` lines open
   with the wrap of the handler step that failed (``could not retrieve cart: rpc error
-  ...``), which names the called backend (``systems.onlineboutique.FRONTEND_STEP_BACKENDS``;
+  ...``), which names the called backend (the system's ``error_backend``;
   otherwise a service named in the text) -> that called service gets errors/s per route
   (its own request count is not logged, so requests/s and the ratio stay null).
 - ``locust-stats``: the load generator prints a stats table every few seconds (per name:
@@ -38,11 +38,9 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
 from r2act.datasets.layout import REQUEST_TABLE
+from r2act.systems import DEFAULT_SYSTEM, System, get_system
 from r2act.systems.locust import AGGREGATED, STATS_ROW
-from r2act.systems.onlineboutique import frontend_error_backend
 
-FRONTEND: Final = "frontend"
-LOADGEN: Final = "loadgenerator"
 DEFAULT_STEP_S: Final = 15.0
 _ID_SEGMENT: Final = re.compile(r"^[A-Z0-9]{10}$")
 _LOCUST_ROW: Final = re.compile(STATS_ROW)
@@ -104,7 +102,9 @@ def _step_s(edges: dict[str, np.ndarray], phase: pd.Index | np.ndarray) -> np.nd
     return np.array([length[p] for p in phase], dtype=np.float64)
 
 
-def _frontend(lines: pa.Table, edges: dict[str, np.ndarray], services: list[str]) -> pd.DataFrame:
+def _frontend(
+    lines: pa.Table, edges: dict[str, np.ndarray], services: list[str], system: System
+) -> pd.DataFrame:
     if not lines.num_rows:
         return pd.DataFrame()
     data = ("\n".join(lines.column("line").to_pylist()) + "\n").encode()
@@ -138,7 +138,7 @@ def _frontend(lines: pa.Table, edges: dict[str, np.ndarray], services: list[str]
     frame = pd.DataFrame(
         {
             "source": "frontend-log",
-            "service": FRONTEND,
+            "service": system.topology.entrypoint,
             "phase": grid.get_level_values("phase"),
             "route": grid.get_level_values("route"),
             "ts": grid.get_level_values("step"),
@@ -154,7 +154,7 @@ def _frontend(lines: pa.Table, edges: dict[str, np.ndarray], services: list[str]
     )
     failed = parsed[(parsed["message"] == "request error") & parsed["error"].notna()]
     callee = [
-        frontend_error_backend(text) or _named_service(text, services) for text in failed["error"]
+        system.error_backend(text) or _named_service(text, services) for text in failed["error"]
     ]
     failed = failed.assign(callee=callee)
     failed = failed[failed["callee"].notna()]
@@ -199,7 +199,7 @@ def _named_service(text: str, services: list[str]) -> str | None:
     return min(found)[1] if found else None
 
 
-def _locust(lines: pa.Table, edges: dict[str, np.ndarray]) -> pd.DataFrame:
+def _locust(lines: pa.Table, edges: dict[str, np.ndarray], entrypoint: str) -> pd.DataFrame:
     if not lines.num_rows:
         return pd.DataFrame()
     parsed = []
@@ -242,7 +242,7 @@ def _locust(lines: pa.Table, edges: dict[str, np.ndarray]) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "source": "locust-stats",
-            "service": FRONTEND,
+            "service": entrypoint,
             "phase": steps.index.get_level_values("phase"),
             "route": steps.index.get_level_values("route"),
             "ts": steps.index.get_level_values("step"),
@@ -263,20 +263,26 @@ def derive(
     metrics: pa.Table,
     phases: list[str],
     services: list[str] | None = None,
+    *,
+    system: System | None = None,
 ) -> pa.Table:
     """The request table of one case from its log rows and metric rows (both case-keyed).
 
     ``services`` are the names an error text may mention (default: the services that
-    logged); longer names are tried first so no name matches inside another."""
+    logged); longer names are tried first so no name matches inside another. ``system``
+    says which deployment is the entry point and which the load generator (default: the
+    default system)."""
+    system = system or get_system(DEFAULT_SYSTEM)
+    entrypoint, loadgen = system.topology.entrypoint, system.topology.load_generator
     named = services if services is not None else logs.column("service").to_pylist()
-    services = sorted({s for s in named if s not in {LOADGEN, FRONTEND}}, key=len, reverse=True)
+    services = sorted({s for s in named if s not in {loadgen, entrypoint}}, key=len, reverse=True)
     metric_ts = metrics.column("ts").to_numpy()
     metric_phase = metrics.column("phase").to_numpy(zero_copy_only=False)
-    front = logs.filter(pc.equal(logs.column("service"), FRONTEND))
+    front = logs.filter(pc.equal(logs.column("service"), entrypoint))
     front = front.filter(
         pc.match_substring_regex(front.column("line"), r'"request (complete|error)"')
     )
-    load = logs.filter(pc.equal(logs.column("service"), LOADGEN))
+    load = logs.filter(pc.equal(logs.column("service"), loadgen or ""))
     edges: dict[str, np.ndarray] = {}
     for phase in phases:
         events = np.concatenate(
@@ -288,7 +294,8 @@ def derive(
         bounds = _steps(metric_ts[metric_phase == phase], events)
         if len(bounds) >= 2:
             edges[phase] = bounds
-    frames = [f for f in (_frontend(front, edges, services), _locust(load, edges)) if len(f)]
+    parts = (_frontend(front, edges, services, system), _locust(load, edges, entrypoint))
+    frames = [f for f in parts if len(f)]
     if not frames:
         return REQUEST_TABLE.empty_table()
     table = pd.concat(frames, ignore_index=True)

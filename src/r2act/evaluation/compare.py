@@ -112,7 +112,7 @@ class Comparison(_Model):
     schema_version: str = Field(default=REPORT_SCHEMA_VERSION, description="Report format.")
     dataset: str = Field(description="Dataset compared on.")
     fold: int | None = Field(description="Fold, or None for the whole dataset.")
-    by: str = Field(description="Stratification: 'fault_type' or 'service'.")
+    by: str = Field(description="Stratification: 'fault_type', 'service' or 'system'.")
     incidents: int = Field(description="Incidents compared (every one, missing scored 0).")
     seed: int = Field(description="Bootstrap seed.")
     replicates: int = Field(description="Bootstrap replicates B.")
@@ -177,7 +177,7 @@ def compare(
         a=sides[0],
         b=sides[1],
         metrics=metrics,
-        warnings=_warnings(records, (a, b), (name_a, name_b), dataset_ids),
+        warnings=_warnings(records, (a, b), (name_a, name_b), dataset_ids, by),
     )
 
 
@@ -186,6 +186,7 @@ def _warnings(
     files: tuple[PredictionFile, PredictionFile],
     names: Sequence[str],
     dataset_ids: Collection[str] | None,
+    by: str = "fault_type",
 ) -> list[WarningEntry]:
     population = [r.incident_id for r in records]
     known = set(dataset_ids) if dataset_ids is not None else set(population)
@@ -195,6 +196,15 @@ def _warnings(
         for w in check_file(file, population, known)
         if w.code != "bad_lines"  # the command line reports parse issues per file itself
     ]
+    systems = sorted({r.metadata.system for r in records})
+    if len(systems) > 1 and by != "system":
+        entries.append(
+            WarningEntry(
+                code="pooled_systems",
+                message=f"the strata pool {len(systems)} systems ({', '.join(systems)}); "
+                "compare with --by system to see each",
+            )
+        )
     entries += [
         WarningEntry(code=w.code, message=w.message)
         for w in identical_files(list(files), population)

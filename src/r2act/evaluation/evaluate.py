@@ -34,8 +34,15 @@ from r2act.evaluation.scoring import ScoreTable, score_file, subset
 from r2act.evaluation.taxonomy import ErrorCategory, Placement
 from r2act.schema import BenchmarkRecord
 
-STRATA = ("fault_type", "service")
-"""Record attributes the breakdowns and ``compare`` stratify by."""
+STRATA = ("fault_type", "service", "system")
+"""Record attributes the breakdowns and ``compare`` stratify by (``system``: the system
+under test, from the record's metadata; a dataset may hold several)."""
+
+_VALUE = {
+    "fault_type": lambda r: r.labels.fault_type.value,
+    "service": lambda r: r.labels.service,
+    "system": lambda r: r.metadata.system,
+}
 
 
 def strata_of(records: Sequence[BenchmarkRecord], by: str) -> dict[str, list[int]]:
@@ -44,7 +51,7 @@ def strata_of(records: Sequence[BenchmarkRecord], by: str) -> dict[str, list[int
         raise ValueError(f"unknown stratification {by!r}; use one of {', '.join(STRATA)}")
     groups: dict[str, list[int]] = {}
     for index, record in enumerate(records):
-        value = record.labels.fault_type.value if by == "fault_type" else record.labels.service
+        value = str(_VALUE[by](record))
         groups.setdefault(value, []).append(index)
     return dict(sorted(groups.items()))
 
@@ -58,12 +65,15 @@ def evaluate(
     dataset_ids: Collection[str] | None = None,
     seed: int = DEFAULT_SEED,
     replicates: int = DEFAULT_REPLICATES,
+    by_system: bool = False,
 ) -> EvaluationReport:
     """Score each file on ``records`` (the denominator) and report every metric with its CI.
 
     ``dataset_ids`` is every id of the dataset when ``records`` is one fold, so ids of other
     folds are not reported as unknown. Predictions may be keyed by incident id or case id
-    (the records carry both); ``resolve_ids`` maps them before anything is scored.
+    (the records carry both); ``resolve_ids`` maps them before anything is scored. The
+    per-system breakdown is reported when the records hold several systems, or always with
+    ``by_system``.
     """
     files = [resolve_ids(f, records) for f in files]
     population = [r.incident_id for r in records]
@@ -80,6 +90,7 @@ def evaluate(
             strata=strata,
             population=population,
             known=known,
+            by_system=by_system,
         )
         for name, file in zip(names, files, strict=True)
     ]
@@ -120,17 +131,20 @@ def _method_report(
     strata: dict[str, dict[str, tuple[list[int], CountArray]]],
     population: list[str],
     known: set[str],
+    by_system: bool = False,
 ) -> MethodReport:
     by = {
         key: {value: estimate(subset(table, rows), c) for value, (rows, c) in groups.items()}
         for key, groups in strata.items()
     }
+    several = by_system or len(by["system"]) > 1
     return MethodReport(
         name=name,
         source=file.source,
         metrics=estimate(table, counts),
         by_fault_type=by["fault_type"],
         by_service=by["service"],
+        by_system=by["system"] if several else None,
         taxonomy=taxonomy_summary(table),
         parse=ParseSummary(
             lines=file.lines,

@@ -54,6 +54,7 @@ def report_rows(report: EvaluationReport) -> list[dict[str, Any]]:
         scopes: list[tuple[str, str, dict[str, Estimate]]] = [("all", "", method.metrics)]
         scopes += [("fault_type", k, v) for k, v in method.by_fault_type.items()]
         scopes += [("service", k, v) for k, v in method.by_service.items()]
+        scopes += [("system", k, v) for k, v in (method.by_system or {}).items()]
         for breakdown, stratum, metrics in scopes:
             for key in keys:
                 if key not in metrics:
@@ -202,10 +203,13 @@ def report_latex(report: EvaluationReport) -> str:
         parts.append(
             _latex_table(frame, escaped=["Method"], caption=caption, label=f"tab:r2act-{index}")
         )
-    for title, attribute in (("Fault type", "by_fault_type"), ("Service", "by_service")):
+    attributes = [("Fault type", "by_fault_type"), ("Service", "by_service")]
+    if any(m.by_system is not None for m in report.methods):
+        attributes.append(("System", "by_system"))
+    for title, attribute in attributes:
         rows, small = [], False
         for method in report.methods:
-            strata: dict[str, dict[str, Estimate]] = getattr(method, attribute)
+            strata: dict[str, dict[str, Estimate]] = getattr(method, attribute) or {}
             rows += [
                 {
                     "Method": method.name,

@@ -6,7 +6,9 @@ issues with line numbers, the warnings); the terminal and Markdown tables are vi
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from r2act.evaluation.intervals import SMALL_N
 from r2act.evaluation.metrics import COVERAGE, LABELS, METRICS, Estimate, MetricDef
@@ -75,9 +77,29 @@ class MethodReport(_Model):
     by_service: dict[str, dict[str, Estimate]] = Field(
         description="Metrics per root-cause service."
     )
+    by_system: dict[str, dict[str, Estimate]] | None = Field(
+        default=None,
+        description=(
+            "Metrics per system under test; only when the dataset holds several systems "
+            "(then results are shown per system, never only pooled). Absent otherwise."
+        ),
+    )
     taxonomy: TaxonomySummary = Field(description="Error taxonomy of invalid plans.")
     parse: ParseSummary = Field(description="Parse statistics and issues.")
     warnings: list[WarningEntry] = Field(description="Integrity warnings for this file.")
+
+    @model_serializer(mode="wrap")
+    def _without_single_system(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Leave ``by_system`` out of a one-system report (it would repeat the pool)."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("by_system") is None:
+            data.pop("by_system", None)
+        return data
+
+    def breakdowns(self) -> list[tuple[str, dict[str, dict[str, Estimate]]]]:
+        """(stratification, metrics per stratum) for every breakdown the report holds."""
+        out = [("fault type", self.by_fault_type), ("service", self.by_service)]
+        return out + ([("system", self.by_system)] if self.by_system is not None else [])
 
 
 class EvaluationReport(_Model):
@@ -155,7 +177,7 @@ def to_markdown(report: EvaluationReport) -> str:
     )
     for method in report.methods:
         out += ["", f"## {_md_escape(method.name)}", "", f"Source: `{_md_escape(method.source)}`"]
-        for title, strata in (("fault type", method.by_fault_type), ("service", method.by_service)):
+        for title, strata in method.breakdowns():
             out += ["", f"### By {title}", ""]
             out += _table(
                 [title.capitalize(), "n", *[LABELS[k] for k in ("rca_s", "rca_t", "valid", "vc")]],

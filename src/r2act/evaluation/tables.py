@@ -109,7 +109,7 @@ def details(method: MethodReport, width: int = 200) -> RenderableType:
     a narrow terminal never shows a value or a bound cut short.
     """
     parts: list[RenderableType] = []
-    for title, strata in (("Fault type", method.by_fault_type), ("Service", method.by_service)):
+    for title, strata in ((t.capitalize(), b) for t, b in method.breakdowns()):
         name_width = max([len(title), *(len(name) for name in strata)])
         count_width = max([1, *(len(str(values["rca_s"].n)) for values in strata.values())])
         ci = _strata_width(name_width, count_width, ci=True) <= width

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from r2act.cluster.kube_parse import (
+from r2act.cluster.kube.parse import (
     chaos_status,
     dns_names,
     event_time,

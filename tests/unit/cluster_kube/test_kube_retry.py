@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from r2act.cluster.kube_retry import RetryPolicy
+from r2act.cluster.retry import RetryPolicy
 from r2act.errors import NotFoundError, TransientClusterError
 
 

@@ -14,17 +14,10 @@ from typing import Any
 import yaml
 
 from r2act.errors import TransientClusterError
+from r2act.schema import FaultType
 
-ALL_FAULTS = (
-    "pod_failure",
-    "cpu_saturation",
-    "memory_pressure",
-    "network_delay",
-    "http_error",
-    "http_abort",
-    "dns_fault",
-    "dns_random",
-)
+ALL_FAULTS = tuple(f.value for f in FaultType)
+"""Every fault type, in the schema's order."""
 
 
 def write_campaign(  # noqa: PLR0917

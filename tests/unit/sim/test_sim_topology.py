@@ -10,9 +10,10 @@ import pytest
 import yaml
 
 from r2act.cluster.sim import SimulatedCluster
-from r2act.cluster.sim.traffic import ROUTE_CALLS, Call
+from r2act.cluster.sim.traffic import Call
 from r2act.schema import cpu_millicores, memory_bytes
 from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems.onlineboutique.traffic import ROUTE_CALLS
 
 
 @pytest.fixture(scope="module")

@@ -73,7 +73,7 @@ from r2act.schema import (
     Topology,
     memory_bytes,
 )
-from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
 
 TELEMETRY_RETENTION_S = 6 * 3600.0
 """Logs and metrics older than this are gone (kubelet log rotation, a short TSDB)."""
@@ -115,7 +115,7 @@ class SimulatedCluster:
         users: int = 10,
         volume: float = 1.0,
         error_rate_threshold: float = 0.05,
-        topology: Topology = ONLINE_BOUTIQUE,
+        topology: Topology = SYSTEMS[DEFAULT_SYSTEM],
     ) -> None:
         self.topology = topology
         self.path = state_path(workspace, name)

@@ -17,10 +17,13 @@ from r2act.cluster.sim.state import ChaosRec, SimState
 from r2act.cluster.sim.texts import T
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.schema import KubeEvent, TimeWindow
-from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
 
 CHAOS_SOURCE = "chaos-controller-manager"
 """The source the mechanics (``lifecycle``) record chaos events under; rendered per controller."""
+
+_DEFAULT = SYSTEMS[DEFAULT_SYSTEM]
+"""The simulated system's topology (the engine renders the default system; see docs/systems.md)."""
 
 
 def event(
@@ -85,8 +88,8 @@ def window_events(
 
 
 def _container(app: str) -> str:
-    names = ONLINE_BOUTIQUE.names
-    return ONLINE_BOUTIQUE.deployment(app).main.name if app in names else "server"
+    names = _DEFAULT.names
+    return _DEFAULT.deployment(app).main.name if app in names else "server"
 
 
 def _render(

@@ -11,13 +11,16 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 
-from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
 
 REGISTRY = "us-central1-docker.pkg.dev/google-samples/microservices-demo/"
 """Where the release manifest pulls Online Boutique's images from."""
 VERSION = "v0.10.6"
 PAUSE_IMAGE = "gcr.io/google-containers/pause:latest"
 """The image Chaos Mesh's pod-failure swaps in (chart default)."""
+
+_DEFAULT = SYSTEMS[DEFAULT_SYSTEM]
+"""The simulated system's topology (the engine renders the default system; see docs/systems.md)."""
 
 
 def _digest(*parts: str) -> bytes:
@@ -57,7 +60,7 @@ def image(app: str) -> str:
     return f"{REGISTRY}{app}:{VERSION}"
 
 
-PORTS: dict[str, int] = {d.name: d.service_port or 0 for d in ONLINE_BOUTIQUE.deployments}
+PORTS: dict[str, int] = {d.name: d.service_port or 0 for d in _DEFAULT.deployments}
 """Service port per deployment (what clients dial)."""
-CONTAINER_PORTS: dict[str, int] = {d.name: d.main.port or 0 for d in ONLINE_BOUTIQUE.deployments}
+CONTAINER_PORTS: dict[str, int] = {d.name: d.main.port or 0 for d in _DEFAULT.deployments}
 """Main container port per deployment (what probes hit)."""

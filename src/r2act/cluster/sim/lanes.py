@@ -19,7 +19,7 @@ from pathlib import Path
 from r2act.cluster.base import MANAGED_BY, MANAGED_BY_LABEL
 from r2act.cluster.sim.state import EPOCH, fresh_state, load_state, save_state, state_path
 from r2act.schema import Topology
-from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
 
 INCIDENT_STRIDE_S = 86_400.0
 """Virtual seconds between the start times of consecutive planned incidents: far longer
@@ -38,7 +38,7 @@ def reset_for_incident(
     seed: int,
     namespace: str,
     position: int,
-    topology: Topology = ONLINE_BOUTIQUE,
+    topology: Topology = SYSTEMS[DEFAULT_SYSTEM],
 ) -> float | None:
     """Make the lane's cluster fresh at the incident's start time; None when it holds a fault.
 

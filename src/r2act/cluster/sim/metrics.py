@@ -26,7 +26,7 @@ from r2act.cluster.sim.identity import PAUSE_IMAGE, container_id, image, pod_uid
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
-from r2act.cluster.sim.traffic import IDLE_CORES, SERVICE_MS
+from r2act.cluster.sim.traffic import IDLE_CORES, service_ms
 from r2act.schema import MetricSeries, TimeWindow, Topology, cpu_millicores, memory_bytes
 
 _NAME = re.compile(r"\b((?:container|kube)_[a-z_]+)\b")
@@ -113,6 +113,7 @@ class MetricSource:
             d.name: cpu_millicores(d.main.cpu_request) / 1000 for d in topology.deployments
         }
         self.language = {d.name: d.language for d in topology.deployments}
+        self.service_ms = service_ms(topology)
         self.container = {d.name: d.main.name for d in topology.deployments}
         self._phase: dict[tuple[str, str], int] = {}
 
@@ -257,7 +258,7 @@ class MetricSource:
         if line.active(scene.t, "cpu"):
             return limit * 0.98
         share = 1.0 / len(view.ready) if view and line.pod.name in view.ready else 0.0
-        busy = scene.received.get(app, 0.0) * share * SERVICE_MS.get(app, 3.0) / 1000 * 0.6
+        busy = scene.received.get(app, 0.0) * share * self.service_ms.get(app, 3.0) / 1000 * 0.6
         idle = IDLE_CORES.get(self.language.get(app, "go"), 0.003)
         if app == self.topology.load_generator:
             busy = sum(v.rate for v in scene.routes.values()) * 0.01

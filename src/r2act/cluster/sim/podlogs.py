@@ -29,14 +29,15 @@ from r2act.cluster.sim.logformats import (
     uuid1_text,
     uuid_text,
 )
+from r2act.cluster.sim.podlog_types import Render
+from r2act.cluster.sim.podlogs_backend import error_renderer, served_renderer
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.texts import T
-from r2act.cluster.sim.traffic import SERVICE_MS, Call, route_calls
+from r2act.cluster.sim.traffic import Call, route_calls, service_ms
 from r2act.schema import LogLine, Topology
 
 new = tuple.__new__
 """``tuple.__new__``: builds a ``LogLine`` without the NamedTuple constructor's extra frame."""
-Render = Callable[[float, random.Random, list[LogLine]], None]
 Kind = tuple[float, int, Render]
 """(events per second, lines per event, renderer)."""
 
@@ -59,10 +60,12 @@ STATUS = {"POST /cart": 302, "POST /setCurrency": 302, "POST /cart/empty": 302, 
 def _route_ms(topology: Topology, scope: str) -> float:
     """Healthy latency of a route: the frontend's own time plus its calls, sequentially."""
 
-    def cost(calls: tuple[Call, ...]) -> float:
-        return sum(c.count * (SERVICE_MS.get(c.callee, 3.0) + cost(c.children)) for c in calls)
+    ms = service_ms(topology)
 
-    return SERVICE_MS.get(topology.entrypoint, 8.0) + cost(route_calls(topology, scope))
+    def cost(calls: tuple[Call, ...]) -> float:
+        return sum(c.count * (ms.get(c.callee, 3.0) + cost(c.children)) for c in calls)
+
+    return ms.get(topology.entrypoint, 8.0) + cost(route_calls(topology, scope))
 
 
 class PodLogger:
@@ -332,13 +335,9 @@ class PodLogger:
     # --- backends ----------------------------------------------------------------------
 
     def _served(self, op: str) -> tuple[int, Render] | None:
-        from r2act.cluster.sim.podlogs_backend import served_renderer
-
         return served_renderer(self, op)
 
     def _error(self, callee: str, kind: str) -> tuple[int, Render] | None:
-        from r2act.cluster.sim.podlogs_backend import error_renderer
-
         return error_renderer(self, callee, kind)
 
     def _redis_save(self, ts: float, r: random.Random, out: list[LogLine]) -> None:

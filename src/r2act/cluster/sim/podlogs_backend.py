@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from r2act.cluster.sim.errtexts import cart_storage_detail, go_client_error, python_inactive
 from r2act.cluster.sim.identity import CONTAINER_PORTS
@@ -31,17 +30,15 @@ from r2act.cluster.sim.logformats import (
     rfc3339nano,
     uuid_text,
 )
+from r2act.cluster.sim.podlog_types import PodIdentity, Render
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.texts import LOCUST_HEADER, T
 from r2act.schema import LogLine
 
-if TYPE_CHECKING:
-    from r2act.cluster.sim.podlogs import PodLogger, Render
-
 new = tuple.__new__
 
 
-def _static(logger: PodLogger, lines: list[tuple[str, str]]) -> Render:
+def _static(logger: PodIdentity, lines: list[tuple[str, str]]) -> Render:
     """A renderer for a fixed sequence of templates: (format, timestamp style)."""
 
     pod, container, app = logger.pod, logger.container, logger.app
@@ -88,7 +85,7 @@ _FILLERS: dict[str, Callable[[str, float], str]] = {
 """Timestamp fillers by format: each template leaves the time slot(s) of its format open."""
 
 
-def served_renderer(logger: PodLogger, op: str) -> tuple[int, Render] | None:
+def served_renderer(logger: PodIdentity, op: str) -> tuple[int, Render] | None:
     """(lines, renderer) for one successful call a service handled; None when it logs nothing."""
     app, pod = logger.app, logger.pod
     if app == "currencyservice":
@@ -115,7 +112,7 @@ def served_renderer(logger: PodLogger, op: str) -> tuple[int, Render] | None:
     return None
 
 
-def _payment(logger: PodLogger, name: str) -> Render:
+def _payment(logger: PodIdentity, name: str) -> Render:
     invoked = pino_line("info", logger.pod, name, T("pa.invoked")("\x00")).replace("\\u0000", "%s")
     done = pino_line("info", logger.pod, name, T("pa.processed")(*["\x00"] * 5)).replace(
         "\\u0000", "%s"
@@ -142,7 +139,7 @@ def _payment(logger: PodLogger, name: str) -> Render:
     return render
 
 
-def _email(logger: PodLogger) -> Render:
+def _email(logger: PodIdentity) -> Render:
     template = python_line("INFO", "emailservice-server", T("em.received")("\x00")).replace(
         "\\u0000", "%s"
     )
@@ -154,7 +151,7 @@ def _email(logger: PodLogger) -> Render:
     return render
 
 
-def _recommend(logger: PodLogger) -> Render:
+def _recommend(logger: PodIdentity) -> Render:
     template = python_line("INFO", "recommendationservice-server", T("re.list")("\x00")).replace(
         "\\u0000", "%s"
     )
@@ -169,7 +166,7 @@ def _recommend(logger: PodLogger) -> Render:
     return render
 
 
-def _checkout(logger: PodLogger) -> Render:
+def _checkout(logger: PodIdentity) -> Render:
     def hole(key: str, n: int) -> str:
         return go_line("info", T(key)(*["\x00"] * n)).replace("\\u0000", "%s")
 
@@ -194,7 +191,7 @@ def _checkout(logger: PodLogger) -> Render:
     return render
 
 
-def _ads(logger: PodLogger) -> Render:
+def _ads(logger: PodIdentity) -> Render:
     template = java_line("INFO", T("ad.request")("\x00")).replace("\\u0000", "%s")
     pod, container, app = logger.pod, logger.container, logger.app
     words = ("[]", *CATEGORIES)
@@ -208,7 +205,7 @@ def _ads(logger: PodLogger) -> Render:
     return render
 
 
-def _cart(logger: PodLogger, op: str) -> Render:
+def _cart(logger: PodIdentity, op: str) -> Render:
     pod, container, app = logger.pod, logger.container, logger.app
     sessions = logger.sessions
     n_sessions = len(sessions)
@@ -231,7 +228,7 @@ def _cart(logger: PodLogger, op: str) -> Render:
     return render
 
 
-def error_renderer(logger: PodLogger, callee: str, kind: str) -> tuple[int, Render] | None:
+def error_renderer(logger: PodIdentity, callee: str, kind: str) -> tuple[int, Render] | None:
     """(lines, renderer) for a failed call ``logger``'s service made to ``callee``.
 
     Only three services log a failed call: checkout when the confirmation e-mail fails (a
@@ -254,7 +251,7 @@ def error_renderer(logger: PodLogger, callee: str, kind: str) -> tuple[int, Rend
     return None
 
 
-def _cart_error(logger: PodLogger, body: str) -> Render:
+def _cart_error(logger: PodIdentity, body: str) -> Render:
     pod, container, app = logger.pod, logger.container, logger.app
     sessions = logger.sessions
     category = T("dotnet.category")()
@@ -301,7 +298,7 @@ def _traceback(kind: str, callee: str) -> list[str]:
     return text.split("\n")
 
 
-def startup_lines(logger: PodLogger, ts: float, out: list[LogLine]) -> None:
+def startup_lines(logger: PodIdentity, ts: float, out: list[LogLine]) -> None:
     """What the container prints when it starts (its v0.10.6 banner, in order)."""
     app, pod, port = logger.app, logger.pod, CONTAINER_PORTS.get(logger.app, 0)
     texts = _banner(logger, port)
@@ -331,7 +328,7 @@ def startup_lines(logger: PodLogger, ts: float, out: list[LogLine]) -> None:
         out.extend(LogLine(t, pod, logger.container, app, part) for part in line.split("\n"))
 
 
-def _banner(logger: PodLogger, port: int) -> list[tuple[str, str]]:
+def _banner(logger: PodIdentity, port: int) -> list[tuple[str, str]]:
     """(style, text) of a service's start-up lines, per its main() and the manifest's env."""
     app = logger.app
     if app == "frontend":
@@ -409,7 +406,7 @@ def _banner(logger: PodLogger, port: int) -> list[tuple[str, str]]:
     return []
 
 
-def _service_config(logger: PodLogger) -> str:
+def _service_config(logger: PodIdentity) -> str:
     """checkout's ``%+v`` of its service struct: addresses and connection pointers."""
     r = random.Random(f"{logger.seed}|{logger.pod}|conns")
     parts = ["UnimplementedCheckoutServiceServer:{}"]
@@ -433,7 +430,7 @@ _SEP = "|".join("-" * w for w in (8, _NAME_W, 7, 13, 7, 7, 7, 7, 8, 11))
 
 
 def locust_table(
-    logger: PodLogger, scene: Scene, ticks: list[float], started: float, out: list[LogLine]
+    logger: PodIdentity, scene: Scene, ticks: list[float], started: float, out: list[LogLine]
 ) -> None:
     """Locust's periodic console stats table at ``ticks`` (``stats_printer``: every 2 s in
     headless mode, stats.py L893-901). The error report is printed only at shutdown

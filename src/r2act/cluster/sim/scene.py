@@ -35,12 +35,13 @@ from __future__ import annotations
 import ipaddress
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from r2act.cluster.oracle import slow_share
 from r2act.cluster.sim.pinning import Pinning
 from r2act.cluster.sim.timeline import PodTimeline
-from r2act.cluster.sim.traffic import SERVICE_MS, Call, route_calls, route_rates
+from r2act.cluster.sim.traffic import Call, route_calls, route_rates, service_ms
 from r2act.schema import Topology
 
 QUEUE_K = 6.0
@@ -117,6 +118,8 @@ class Scene:
     disturbed_since: float | None = None
     """Start of the earliest fault acting now (None when none is)."""
     addresses: dict[tuple[str, str], str] = field(default_factory=dict)
+    service_ms: Mapping[str, float] = field(default_factory=dict)
+    """The system's own processing time per call (``System.service_ms``)."""
     """(caller, callee) -> the address the caller dials when it is not the manifest's."""
 
 
@@ -192,6 +195,7 @@ def _service_views(
     topology: Topology, timelines: dict[str, PodTimeline], t: float, users: int, pins: Pinning
 ) -> dict[str, ServiceView]:
     views: dict[str, ServiceView] = {d.name: ServiceView() for d in topology.deployments}
+    ms = service_ms(topology)
     for name, line in timelines.items():
         if not line.pod.exists(t):
             continue
@@ -206,7 +210,7 @@ def _service_views(
             continue
         by_caller = pins.shares(app, view.ready, t)
         view.share = pins.total(by_caller, view.ready)
-        base = SERVICE_MS.get(app, 3.0)
+        base = ms.get(app, 3.0)
         pod_extra: dict[str, float] = {}
         for pod in view.ready:
             line = timelines[pod]
@@ -225,10 +229,10 @@ def _service_views(
     return views
 
 
-def _route_base(call: Call) -> float:
+def _route_base(call: Call, ms: Mapping[str, float]) -> float:
     """Latency of one call on a healthy system: the callee's work plus its own calls."""
-    own = SERVICE_MS.get(call.callee, 3.0)
-    return own + sum(child.count * _route_base(child) for child in call.children)
+    own = ms.get(call.callee, 3.0)
+    return own + sum(child.count * _route_base(child, ms) for child in call.children)
 
 
 def build_scene(
@@ -248,6 +252,7 @@ def build_scene(
         call_errors=defaultdict(lambda: defaultdict(float)),
         timelines=timelines,
         addresses=addresses,
+        service_ms=service_ms(topology),
     )
     starts = [a.start for line in timelines.values() for a in line.faults if a.start <= t < a.end]
     scene.disturbed_since = min(starts) if starts else None
@@ -280,12 +285,12 @@ def build_scene(
         survive = 1.0
         extra = front.extra_for(topology.load_generator or "") + front.egress_ms
         probe_extra = front.extra_ms + front.egress_ms
-        base = SERVICE_MS.get(entry, 8.0)
+        base = scene.service_ms.get(entry, 8.0)
         for call in route_calls(topology, route.scope):
             fail, causes, call_extra = _call(scene, edges, entry, call, rate * reach * survive)
             extra += call.count * call_extra
             probe_extra += call.count * call_extra
-            base += call.count * _route_base(call)
+            base += call.count * _route_base(call, scene.service_ms)
             if call.fatal and fail > 0:
                 view.causes.extend((survive * p * call.count, k, s) for p, k, s in causes)
                 survive *= (1 - fail) ** call.count
@@ -337,7 +342,7 @@ def _call(
             child_survive *= (1 - c_fail) ** child.count
     own_fail, own_kind = (callee.fail, callee.kind) if callee.ready else (1.0, "unavailable")
     if call.deadline_ms is not None and own_fail < 1.0:
-        base = _route_base(call)
+        base = _route_base(call, scene.service_ms)
         late = slow_share_at(base + extra, call.deadline_ms)
         if late > 0.001:
             own_fail = 1 - (1 - own_fail) * (1 - late)

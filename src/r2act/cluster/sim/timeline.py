@@ -31,7 +31,7 @@ from r2act.cluster.sim.chaos import Fault, parse_chaos
 from r2act.cluster.sim.kubetexts import FAILURE_THRESHOLD, probe_periods
 from r2act.cluster.sim.seeding import between
 from r2act.cluster.sim.state import ChaosRec, PodRec, SimState
-from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
 
 START_WS = 0.5
 LOADED_WS = 0.9
@@ -41,6 +41,9 @@ says it per image, and the simulated cAdvisor working set peaks there (``metrics
 BACKOFF_S = (0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 300.0)
 LIVENESS_PERIOD_S = 30.0
 """Fallback for an app without probes in the manifest table."""
+
+_DEFAULT = SYSTEMS[DEFAULT_SYSTEM]
+"""The simulated system's topology (the engine renders the default system; see docs/systems.md)."""
 
 
 def liveness_s(app: str) -> float:
@@ -235,7 +238,7 @@ def _container(line: PodTimeline) -> str:
 
 def _image(line: PodTimeline) -> str:
     app = line.pod.app
-    spec = next((d for d in ONLINE_BOUTIQUE.deployments if d.name == app), None)
+    spec = next((d for d in _DEFAULT.deployments if d.name == app), None)
     return spec.main.image if spec is not None else f"{app}:v0.10.6"
 
 
@@ -393,7 +396,7 @@ def _probe_error(line: PodTimeline, *, timeout: bool = False) -> str:
         return f'Get "{url}": dial tcp {ip}:8080: connect: connection refused'
     if app == "redis-cart":
         return f"dial tcp {ip}:6379: connect: connection refused"
-    port = next((d.main.port for d in ONLINE_BOUTIQUE.deployments if d.name == app), None)
+    port = next((d.main.port for d in _DEFAULT.deployments if d.name == app), None)
     if timeout:
         return "timeout: health rpc did not complete within 1s"
     return f'timeout: failed to connect service "{ip}:{port}" within 1s: context deadline exceeded'

@@ -1,125 +1,19 @@
-"""The request model of Online Boutique: who calls whom per user request, and how fast.
+"""The engine's request model: which calls a user request makes, and the rates per route.
 
-Locust users (think time ``between(1, 10)`` s, task weights from the load generator) send
-requests to frontend routes; each route handler calls backends in a fixed pattern, taken
-from the frontend's and checkout's handlers (the home page converts every product price,
-checkout fans out to six services, ...). Per-call costs are small baseline figures; faults
-add latency and failures on top.
-
-Failure propagation is the handlers' (Online Boutique v0.10.6): a handler calls in order
-and returns at the first failing call it does not tolerate (``frontend/handlers.go``
-``renderHTTPError``), so later calls of that request are never made. Tolerated failures:
-recommendations on the product and cart pages (logged as a warning, L178-181, L266-269)
-and after an order (``recommendations, _ :=``, L378); ads on every page (``chooseAd``
-warns, L527-532); in checkout the cart emptying (``_ = cs.emptyUserCart``,
-checkoutservice/main.go L263) and the confirmation e-mail (a warning, L273-275).
-``POST /setCurrency`` only sets a cookie and calls no backend (L499-520). The only
-per-call deadline is the frontend's 100 ms on ads (``frontend/rpc.go`` L120); every other
-call waits as long as the callee takes, so a slow backend makes slow pages, not errors.
+What is true of one application (its handlers' call patterns, per-call costs, think time)
+is the system's load model (``System.route_calls``, ``service_ms``, ``think_s``, e.g.
+``systems/onlineboutique/traffic.py``); this module only reads it for a topology. Idle CPU
+is the language runtime's, so it is the engine's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 
 from r2act.schema import Topology
+from r2act.systems import Call, system_of
 
-
-@dataclass(frozen=True)
-class Call:
-    """One RPC (repeated ``count`` times) and the calls its handler makes in turn."""
-
-    callee: str
-    op: str
-    count: int = 1
-    fatal: bool = True
-    """The handler fails the request when this call fails (False: it logs and goes on)."""
-    children: tuple[Call, ...] = field(default=())
-    deadline_ms: float | None = None
-    """Per-call deadline the caller sets (context.WithTimeout), if any."""
-
-
-_REDIS_GET = Call("redis-cart", "HGET")
-_REDIS_SET = Call("redis-cart", "HSET")
-_CURRENCIES = Call("currencyservice", "GetSupportedCurrencies")
-_CART = Call("cartservice", "GetCart", children=(_REDIS_GET,))
-_RECOMMEND = Call(
-    "recommendationservice",
-    "ListRecommendations",
-    fatal=False,
-    children=(Call("productcatalogservice", "ListProducts"),),
-)
-_ADS = Call("adservice", "GetAds", fatal=False, deadline_ms=100.0)
-
-
-def _convert(count: int) -> Call:
-    return Call("currencyservice", "Convert", count=count)
-
-
-ROUTE_CALLS: dict[str, tuple[Call, ...]] = {
-    "GET /": (
-        _CURRENCIES,
-        Call("productcatalogservice", "ListProducts"),
-        _CART,
-        _convert(9),
-        _ADS,
-    ),
-    "POST /setCurrency": (),
-    "GET /product/*": (
-        Call("productcatalogservice", "GetProduct"),
-        _CURRENCIES,
-        _CART,
-        _convert(1),
-        _RECOMMEND,
-        _ADS,
-    ),
-    "POST /cart": (
-        Call("productcatalogservice", "GetProduct"),
-        Call("cartservice", "AddItem", children=(_REDIS_SET,)),
-    ),
-    "GET /cart": (
-        _CURRENCIES,
-        _CART,
-        _RECOMMEND,
-        Call("shippingservice", "GetQuote"),
-        Call("productcatalogservice", "GetProduct", count=2),
-        _convert(3),
-    ),
-    "POST /cart/checkout": (
-        Call(
-            "checkoutservice",
-            "PlaceOrder",
-            children=(
-                _CART,
-                Call("productcatalogservice", "GetProduct", count=2),
-                _convert(3),
-                Call("shippingservice", "GetQuote"),
-                Call("paymentservice", "Charge"),
-                Call("shippingservice", "ShipOrder"),
-                Call("cartservice", "EmptyCart", fatal=False, children=(_REDIS_SET,)),
-                Call("emailservice", "SendOrderConfirmation", fatal=False),
-            ),
-        ),
-        _RECOMMEND,
-        _CURRENCIES,
-    ),
-}
-"""Frontend route scope -> the RPCs its handler makes (Online Boutique v0.10.6 handlers)."""
-
-SERVICE_MS: dict[str, float] = {
-    "frontend": 8.0,
-    "currencyservice": 1.5,
-    "productcatalogservice": 2.0,
-    "cartservice": 4.0,
-    "redis-cart": 0.5,
-    "recommendationservice": 5.0,
-    "shippingservice": 2.0,
-    "checkoutservice": 10.0,
-    "paymentservice": 3.0,
-    "emailservice": 4.0,
-    "adservice": 4.0,
-}
-"""Own processing time per call in milliseconds on an unloaded pod."""
+__all__ = ["IDLE_CORES", "Call", "route_calls", "route_rates", "service_ms", "user_rate"]
 
 IDLE_CORES: dict[str, float] = {
     "go": 0.002,
@@ -132,26 +26,28 @@ IDLE_CORES: dict[str, float] = {
 }
 """CPU an idle container burns (runtime, GC, timers), by language."""
 
-THINK_S = 5.5
-"""Mean Locust think time of Online Boutique's users: ``wait_time = between(1, 10)``."""
+
+def service_ms(topology: Topology) -> Mapping[str, float]:
+    """Own processing time per call (ms, unloaded pod) of each service of ``topology``."""
+    return system_of(topology).service_ms
 
 
 def route_calls(topology: Topology, scope: str) -> tuple[Call, ...]:
     """The calls of a route; unknown routes call each of their services once, directly."""
-    known = ROUTE_CALLS.get(scope)
+    known = system_of(topology).route_calls.get(scope)
     if known is not None:
         return known
     route = next(r for r in topology.routes if r.scope == scope)
     return tuple(Call(s, "Call") for s in route.services if s != topology.entrypoint)
 
 
-def user_rate(users: int) -> float:
+def user_rate(topology: Topology, users: int) -> float:
     """Requests per second the load generator sends."""
-    return users / THINK_S
+    return users / system_of(topology).think_s
 
 
 def route_rates(topology: Topology, users: int) -> dict[str, float]:
     """Requests per second per route scope."""
     total = sum(r.weight for r in topology.routes) or 1.0
-    rate = user_rate(users)
+    rate = user_rate(topology, users)
     return {r.scope: rate * r.weight / total for r in topology.routes}

@@ -54,8 +54,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from r2act.agents.cases import CaseInputs, CaseSource
-from r2act.datasets import layout, load_records
+from r2act.datasets import layout
+from r2act.datasets.cases import Case, CaseReader
+from r2act.datasets.load import load_records
 from r2act.errors import DataError
 from r2act.schema import BenchmarkRecord
 
@@ -161,7 +162,7 @@ def _request_tables(dataset: Path) -> dict[str, pd.DataFrame]:
     return {str(case): rows for case, rows in table.groupby("case_id", sort=False)}
 
 
-def case_table(inputs: CaseInputs, requests: pd.DataFrame | None) -> pd.DataFrame:
+def case_table(inputs: Case, requests: pd.DataFrame | None) -> pd.DataFrame:
     """``data.csv`` of one case: metrics and request series, one row per metric step."""
     assert inputs.metrics is not None
     data = wide_metrics(inputs.metrics, inputs.topology.names)
@@ -206,7 +207,7 @@ def export_rcaeval(dataset: Path, out: Path, *, logs: bool = True) -> ExportSumm
     if out.exists() and any(out.iterdir()):
         raise DataError(f"{out}: exists and is not empty (choose a new --out)")
     records = load_records(dataset)
-    source = CaseSource(dataset, "full")
+    source = CaseReader(dataset, "full")
     known = set(source.ids())
     requests = _request_tables(dataset)
     rows, columns = [], 0
@@ -214,7 +215,7 @@ def export_rcaeval(dataset: Path, out: Path, *, logs: bool = True) -> ExportSumm
         case_id = record.case_id or record.incident_id
         if case_id not in known:
             raise DataError(f"{dataset}: {case_id} has no row in cases.parquet")
-        inputs = source.inputs(case_id)
+        inputs = source.case(case_id)
         directory = out / folder(record)
         directory.mkdir(parents=True, exist_ok=False)
         data = case_table(inputs, requests.get(case_id))

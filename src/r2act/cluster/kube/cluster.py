@@ -1,8 +1,9 @@
 """The real-cluster adapter: Online Boutique, Chaos Mesh and Prometheus on Kubernetes.
 
-``KubeCluster`` implements the Cluster port on top of ``kube_api.KubeApi`` (the edge: raw
+``KubeCluster`` implements the Cluster port on top of ``kube.api.KubeApi`` (the edge: raw
 JSON, translated errors, retries, named permissions - the only module that imports
-``kubernetes``), ``kube_parse`` (what the JSON means) and ``prometheus`` (PromQL).
+``kubernetes``), ``kube.parse`` (what the JSON means), ``kube.config_fault`` (r2act's own
+configuration-fault injector) and ``prometheus`` (PromQL).
 
 Safety, in this order, before any request that writes: the context in use must be the
 one the campaign names, the namespace must carry ``r2act.io/chaos-allowed=true``, and
@@ -21,7 +22,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from r2act.cluster import kube_config_fault as config_fault
 from r2act.cluster import oracle
 from r2act.cluster.base import (
     INCIDENT_LABEL,
@@ -35,7 +35,8 @@ from r2act.cluster.base import (
     foreign_reason,
 )
 from r2act.cluster.config_fault_object import parse as parse_config_object
-from r2act.cluster.kube_api import (
+from r2act.cluster.kube import config_fault
+from r2act.cluster.kube.api import (
     JSON_PATCH,
     REQUIRED_PERMISSIONS,
     STRATEGIC_MERGE,
@@ -43,7 +44,7 @@ from r2act.cluster.kube_api import (
     Permission,
     client_for_context,
 )
-from r2act.cluster.kube_parse import (
+from r2act.cluster.kube.parse import (
     CHAOS_GROUP,
     CHAOS_PLURALS,
     CHAOS_VERSION,
@@ -63,8 +64,8 @@ from r2act.cluster.kube_parse import (
     strip_server_fields,
     stuck_deletion_detail,
 )
-from r2act.cluster.kube_retry import RetryPolicy
 from r2act.cluster.prometheus import PrometheusMetrics
+from r2act.cluster.retry import RetryPolicy
 from r2act.errors import (
     ForeignObjectError,
     NotFoundError,
@@ -94,7 +95,7 @@ from r2act.schema import (
     TimeWindow,
     Topology,
 )
-from r2act.systems.onlineboutique import ONLINE_BOUTIQUE
+from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
 
 __all__ = ["REQUIRED_PERMISSIONS", "KubeCluster", "Permission", "WallClock", "connect_kubernetes"]
 
@@ -122,7 +123,7 @@ class KubeCluster:
         context: str,
         expected_context: str,
         metrics: PrometheusMetrics | None = None,
-        topology: Topology = ONLINE_BOUTIQUE,
+        topology: Topology = SYSTEMS[DEFAULT_SYSTEM],
         clock: Clock | None = None,
         retry: RetryPolicy | None = None,
         request_timeout_s: float = 30.0,
@@ -340,7 +341,7 @@ class KubeCluster:
 
         A create whose answer was lost but that reached the server counts as created when
         the object found there is the one sent (same spec and labels). A ConfigFault patches
-        its Deployment instead (``kube_config_fault``).
+        its Deployment instead (``kube.config_fault``).
         """
         if chaos.get("kind") == config_fault.KIND:
             return self._inject_config(chaos)

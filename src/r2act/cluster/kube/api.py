@@ -4,8 +4,8 @@
 (``_preload_content=False``, no client models) and each naming the RBAC permission it
 needs. Every failure leaves here as an r2act error: 404 NotFoundError, 409 ConflictError,
 401/403 SafetyError naming the missing permission, 429/5xx/connection errors
-TransientClusterError - retried with bounded backoff (``kube_retry``) - and anything else
-PermanentClusterError. What the answers *mean* is ``kube_parse``'s and ``kube``'s business.
+TransientClusterError - retried with bounded backoff (``cluster.retry``) - and anything else
+PermanentClusterError. What the answers *mean* is ``kube.parse``'s and ``kube.cluster``'s business.
 
 ``REQUIRED_PERMISSIONS`` is the complete list of grants the calls below use;
 ``deploy/rbac.yaml`` grants exactly it (a test keeps the two equal, and another checks
@@ -26,8 +26,8 @@ from kubernetes import client as k8s
 from kubernetes import config as _k8s_config
 from kubernetes.client.exceptions import ApiException
 
-from r2act.cluster.kube_parse import CHAOS_GROUP, CHAOS_PLURALS, CHAOS_VERSION
-from r2act.cluster.kube_retry import RetryPolicy
+from r2act.cluster.kube.parse import CHAOS_GROUP, CHAOS_PLURALS, CHAOS_VERSION
+from r2act.cluster.retry import RetryPolicy
 from r2act.errors import (
     ConflictError,
     NotFoundError,

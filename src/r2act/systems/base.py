@@ -1,0 +1,98 @@
+"""What a system under test must provide: the typed interface every ``systems/<name>/`` fills.
+
+r2act is a framework for recovery benchmarks; an application is a plugin. Everything true of
+one application alone (its pinned version, the upstream manifests it follows, its topology,
+routes and load model, its texts, its fault catalogue with per-cell evidence, where its
+``deploy/`` files are) is declared by one :class:`System` in its own package, and the
+engine (``cluster/sim``), the collector and the offline stages read it from here, by the
+name a campaign manifest gives (``system:``), through the registry in ``r2act.systems``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from r2act.schema import CHAOS_KIND, FaultType, Topology
+from r2act.systems.texts import Text
+
+
+@dataclass(frozen=True)
+class Call:
+    """One RPC (repeated ``count`` times) and the calls its handler makes in turn."""
+
+    callee: str
+    op: str
+    count: int = 1
+    fatal: bool = True
+    """The handler fails the request when this call fails (False: it logs and goes on)."""
+    children: tuple[Call, ...] = field(default=())
+    deadline_ms: float | None = None
+    """Per-call deadline the caller sets (context.WithTimeout), if any."""
+
+
+@dataclass(frozen=True)
+class FaultCell:
+    """One (service, fault type) cell the shipped deployment can realise, and the evidence."""
+
+    service: str
+    fault_type: FaultType
+    evidence: str
+    """Where the per-cell realizability evidence is (a document and its section)."""
+
+
+@dataclass(frozen=True)
+class System:
+    """One application r2act can benchmark, as its own package declares it."""
+
+    name: str
+    """The name a campaign manifest uses (``system: <name>``) and incident ids start with."""
+    title: str
+    """The application's own name, for people (``Online Boutique``)."""
+    version: str
+    """The pinned release every simulated text and every deploy file follows."""
+    topology: Topology
+    """Deployments, call graph, routes and load model of that release."""
+    upstream: tuple[str, ...]
+    """The upstream files it follows (paths under ``shared/reference``)."""
+    deploy_dir: str
+    """Where its install files are, relative to the repository root."""
+    cells: tuple[FaultCell, ...]
+    """Its fault catalogue: every realizable (service, fault type) cell with its evidence."""
+    think_s: float
+    """Mean think time of its load generator's users (seconds between a user's requests)."""
+    route_calls: Mapping[str, tuple[Call, ...]] = field(default_factory=dict)
+    """Entry-point route scope -> the calls its handler makes, in order (routes missing here
+    call each of their services once, directly)."""
+    service_ms: Mapping[str, float] = field(default_factory=dict)
+    """Own processing time per call, in milliseconds on an unloaded pod, per service."""
+    texts: tuple[Text, ...] = ()
+    """Every log, event and error template of its own services, with upstream citations
+    (the engine's texts, Kubernetes', Chaos Mesh's and the runtimes', are not here)."""
+    error_backend: Callable[[str], str | None] = field(default=lambda _error: None)
+    """The backend an entry point's ``request error`` text names, from its outermost wrap
+    (``None`` when the text names none): how a method reads which call failed."""
+
+    @property
+    def fault_types(self) -> tuple[FaultType, ...]:
+        """The fault types its catalogue realises, in the schema's order."""
+        present = {c.fault_type for c in self.cells}
+        return tuple(f for f in FaultType if f in present)
+
+    @property
+    def fault_families(self) -> Mapping[str, tuple[FaultType, ...]]:
+        """Its fault types grouped by the object that injects them (``schema.CHAOS_KIND``)."""
+        families: dict[str, list[FaultType]] = {}
+        for fault in self.fault_types:
+            families.setdefault(CHAOS_KIND[fault], []).append(fault)
+        return {kind: tuple(faults) for kind, faults in families.items()}
+
+    def services_for(self, fault_type: FaultType) -> tuple[str, ...]:
+        """The services on which ``fault_type`` is realizable, in catalogue order."""
+        return tuple(c.service for c in self.cells if c.fault_type == fault_type)
+
+    @property
+    def services(self) -> tuple[str, ...]:
+        """Every application service the topology deploys (the names the engine must not
+        spell itself)."""
+        return tuple(d.name for d in self.topology.deployments)
