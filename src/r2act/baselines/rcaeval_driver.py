@@ -18,14 +18,19 @@ RCAEval's arguments and writes one JSON line per case to ``--out``::
 
 Randomised methods (random walks) get ``numpy.random.seed(SEED)`` before each case, so a
 rerun gives the same ranks. A method that raises gives the case an ``error`` and no
-ranks; the run goes on. Progress goes to stderr, one line per case.
+ranks; so does one that RCAEval's ``@rca`` wrapper caught, which then hands back the
+*unranked column order* and says so on stderr (``... returning the unranked column
+order``): that order is no answer. The run goes on. Progress goes to stderr, one line per
+case.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import importlib
+import io
 import json
 import pkgutil
 import sys
@@ -53,6 +58,8 @@ MODULES = {
     "ntlr_randomwalk": "RCAEval.e2e.pc_randomwalk",
 }
 SLI = "frontend_latency"
+FALLBACK = "returning the unranked column order"
+"""What RCAEval's ``@rca`` wrapper prints when it swallowed a method's exception."""
 
 
 def method_function(name: str) -> Callable[..., Any]:
@@ -109,17 +116,22 @@ def run_case(
     data = prepare(pd.read_csv(folder / "data.csv"), inject_time, length)
     sli = SLI if SLI in data.columns else None
     np.random.seed(seed)
-    out = function(
-        data,
-        inject_time,
-        dataset=dataset,
-        anomalies=None,
-        dk_select_useful=False,
-        sli=sli,
-        verbose=False,
-        n_iter=len(data.columns) - 1,
-        args=argparse.Namespace(root_path=str(folder), data_path=str(folder / "data.csv")),
-    )
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):
+        out = function(
+            data,
+            inject_time,
+            dataset=dataset,
+            anomalies=None,
+            dk_select_useful=False,
+            sli=sli,
+            verbose=False,
+            n_iter=len(data.columns) - 1,
+            args=argparse.Namespace(root_path=str(folder), data_path=str(folder / "data.csv")),
+        )
+    fallback = [line for line in said.getvalue().splitlines() if FALLBACK in line]
+    if fallback:
+        raise RuntimeError(fallback[-1].strip())
     ranks = out.get("ranks") if isinstance(out, dict) else None
     if not isinstance(ranks, list):
         raise ValueError(f"the method returned no 'ranks' list ({type(out).__name__})")

@@ -55,6 +55,13 @@ def nsigma(data, inject_time=None, dataset=None, sli=None, **kwargs):
     return {"ranks": score.sort_values(ascending=False, kind="stable").index.tolist()}
 
 
+def fallback(data, inject_time=None, **kwargs):
+    import sys  # what RCAEval's @rca wrapper does when the method inside it raised
+    print("fallback failed (ValueError: singular); returning the unranked column order",
+          file=sys.stderr)
+    return {"ranks": [c for c in data.columns if c != "time"]}
+
+
 def broken(data, inject_time=None, **kwargs):
     if "frontend_error" in data and data["frontend_error"].max() > 0:
         raise RuntimeError("this stand-in refuses cases with frontend errors")
@@ -178,6 +185,13 @@ def test_baseline_rcaeval_failed_cases_abstain_and_bad_input_is_refused(
     lines = [Prediction.model_validate_json(x) for x in out.read_text().splitlines()]
     abstained = [p for p in lines if isinstance(p.evidence, dict) and "abstained" in p.evidence]
     assert 0 < len(abstained) < len(lines) and all(p.plan is None for p in abstained)
+
+    wrapped = tmp_path / "fallback.jsonl"
+    r2act("baseline", "rcaeval", "--method", "fallback", "--python", str(python),
+          "--dataset", str(smoke_dataset), "--out", str(wrapped),
+          "--export", str(tmp_path / "export"), "-q")  # fmt: skip
+    for line in [Prediction.model_validate_json(x) for x in wrapped.read_text().splitlines()]:
+        assert line.plan is None and "unranked column order" in str(line.evidence)
 
     nope = str(tmp_path / "nope")
     missing = r2act("baseline", "rcaeval", "--method", "baro", "--python", nope,
