@@ -763,7 +763,11 @@ def _one_incident(record: BenchmarkRecord, case: str, logs: pa.Table, site: _Sit
         "traces_table": traces is not None,
     }
     writer.write(f"data/{slug}/series.js", data_script("series", series))
-    windows_rel = {p: [round(a - t0, 3), round(b - t0, 3)] for p, (a, b) in windows.phases.items()}
+    windows_rel = {
+        p: [round(windows.phases[p][0] - t0, 3), round(windows.phases[p][1] - t0, 3)]
+        for p in obs.PHASES
+        if p in windows.phases
+    }
     meta = {
         "slug": slug,
         "t0": t0,

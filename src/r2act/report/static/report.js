@@ -298,10 +298,11 @@
     series.metrics.forEach(function (m) {
       var lo = Math.min.apply(null, m.v), hi = Math.max.apply(null, m.v);
       var span = hi - lo || 1;
-      var label = svg("text", { x: LABEL - 6, y: y + 16, "text-anchor": "end", "class": "name" }, m.query);
+      var label = svg("text", { x: 4, y: y + 16, "class": "name" }, m.query);
       label.appendChild(svg("title", null, m.query + " {" + m.labels + "} moved " + m.score + " baseline SDs"));
       root.appendChild(label);
-      root.appendChild(svg("text", { x: LABEL - 6, y: y + 30, "text-anchor": "end", "class": "sub" }, m.labels.slice(0, 34)));
+      var short = m.labels.length > 30 ? m.labels.slice(0, 29) + "…" : m.labels;
+      root.appendChild(svg("text", { x: 4, y: y + 30, "class": "sub" }, short));
       var d = "";
       for (var i = 0; i < m.t.length; i += 1) {
         d += (i ? "L" : "M") + x(m.t[i]).toFixed(1) + " " + (y + 34 - ((m.v[i] - lo) / span) * 30).toFixed(1);
