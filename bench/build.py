@@ -202,9 +202,7 @@ def main() -> None:
     parser.add_argument("--stage", default=None)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--no-fresh", action="store_true", help="skip the fresh audit")
-    parser.add_argument(
-        "--quick", action="store_true", help="no warm-up and no stdlib parse"
-    )
+    parser.add_argument("--quick", action="store_true", help="no warm-up and no stdlib parse")
     parser.add_argument("--parquet", type=Path, help="measure Parquet settings on DATASET")
     args = parser.parse_args()
     if args.parquet:
