@@ -273,10 +273,10 @@ class Policy:
     def decide(self) -> Decision:
         found = self.dns_fault()
         if found:
-            return self._with(found[0], FaultType.DNS_FAULT, f"{found[1]} cannot resolve it")
+            return self._dns(*found, FaultType.DNS_FAULT, "cannot resolve it")
         found = self.dns_random()
         if found:
-            return self._with(found[0], FaultType.DNS_RANDOM, f"{found[1]} dials a wrong IP")
+            return self._dns(*found, FaultType.DNS_RANDOM, "dials a wrong IP")
         service = self.memory()
         if service:
             return self._with(service, FaultType.MEMORY_PRESSURE, "limit below shipped / OOM")
@@ -302,6 +302,30 @@ class Policy:
 
     def _with(self, service: str, fault: FaultType, why: str) -> Decision:
         return Decision(service, fault, self.plan(service, fault), why)
+
+    def rolled_out(self) -> set[str]:
+        """Deployments whose template revision grew from ``pre`` to ``during``."""
+
+        def revisions(phase: str) -> dict[str, int]:
+            state = _ask(self.env, "state", kind="deployment", phase=phase) or {}
+            return {str(i["name"]): int(i.get("revision", 0)) for i in state.get("items", [])}
+
+        before, during = revisions("pre"), revisions("during")
+        return {name for name, rev in during.items() if rev > before.get(name, rev)}
+
+    def _dns(self, service: str, caller: str, fault: FaultType, why: str) -> Decision:
+        """The repair goes to the caller holding the broken address: the one of S's callers
+        that rolled out a new template (a caller up the chain only relays the error)."""
+        holders = [
+            name
+            for name, d in self.deployments.items()
+            if service in d.get("calls", []) and name in self.rolled_out()
+        ]
+        holder = holders[0] if len(holders) == 1 else caller
+        plan = self.plan(service, fault)
+        if plan is not None and plan.get("operation") == "repair_dependency":
+            plan = {**plan, "target": holder}
+        return Decision(service, fault, plan, f"{holder} {why}")
 
 
 def _mib(quantity: str) -> float:
