@@ -43,3 +43,30 @@ def sample_manifest(path: Path) -> Path:
         cell["repetitions"] = min(cell["repetitions"], 1)
     path.write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
     return path
+
+
+PEAK_WRAPPER = """
+import atexit, os, runpy, sys
+def _peak():
+    with open("/proc/self/status") as status, open(os.environ["R2ACT_PEAK_FILE"], "w") as out:
+        out.write(next(l for l in status if l.startswith("VmHWM:")).split()[1])
+atexit.register(_peak)
+sys.argv = ["r2act", *sys.argv[1:]]
+runpy.run_module("r2act", run_name="__main__", alter_sys=True)
+"""
+
+
+def run_measured(args: list[str], peak_file: Path) -> tuple[int, str, float]:
+    """Run the CLI; (exit code, stderr, peak RSS in MB of that process alone).
+
+    The kernel's VmHWM of the process after exec: a forked child's ``ru_maxrss`` would
+    also count the parent's pages at fork time (a long pytest worker's hundreds of MB).
+    """
+    import os
+
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_WRAPPER, *args], stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, check=False,
+        env={**os.environ, "R2ACT_PEAK_FILE": str(peak_file)},
+    )  # fmt: skip
+    return done.returncode, done.stderr, int(peak_file.read_text()) / 1024

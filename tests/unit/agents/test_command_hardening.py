@@ -9,16 +9,16 @@ stopped or refused with the runner's memory bounded (peak RSS measured by the ke
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from agent_support import r2act
+from agent_support import r2act, run_measured
 
 from r2act.agents.command import command_argv
 from r2act.agents.trajectory import Trajectory, trajectory_dir
@@ -49,14 +49,8 @@ with open(os.path.join(sys.argv[1], "answer.json"), "wb") as f:
 
 def _peak_run(*args: str) -> tuple[int, str, float]:
     """Run the CLI; (exit code, stderr, peak RSS in MB of the runner process)."""
-    with open(os.devnull, "wb") as sink:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "r2act", *args], stdout=sink, stderr=subprocess.PIPE
-        )
-        assert proc.stderr is not None
-        err = proc.stderr.read().decode()
-        _, status, usage = os.wait4(proc.pid, 0)
-    return os.waitstatus_to_exitcode(status), err, usage.ru_maxrss / 1024
+    with tempfile.TemporaryDirectory() as scratch:
+        return run_measured(list(args), Path(scratch) / "peak")
 
 
 def _one_case(dataset: Path) -> str:

@@ -3,7 +3,7 @@
 Every malformed 200 reply (invalid JSON, ``choices`` empty or null, an HTML page), a slow
 drip, a 300 MB body and 6 MB tool arguments each end their case within its bound as a
 recorded failed attempt: no traceback, small trajectories, and the child process's peak
-memory (measured by the kernel, ``wait4``) under 300 MB. An endpoint that answers 500 to
+memory (the kernel's VmHWM of the CLI process) under 300 MB. An endpoint that answers 500 to
 everything stops the run after a few cases with one line naming the URL and the cause;
 the cases finished before are kept and a rerun resumes the rest. A malformed base URL is
 refused up front, and a refused connection is reported with its URL and cause once.
@@ -12,15 +12,13 @@ refused up front, and a refused connection is reported with its URL and cause on
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from agent_support import r2act
+from agent_support import r2act, run_measured
 from openai_stub import Drip, Huge, OpenAIStub, Raw, Reply, Status
 
 from r2act.agents.trajectory import Trajectory, trajectory_dir
@@ -36,17 +34,11 @@ def _cases(dataset: Path, n: int) -> list[str]:
 
 
 def _measured(*args: str) -> tuple[int, str, float, float]:
-    """Run the CLI; (exit code, stderr, seconds, peak RSS in MB of the child)."""
+    """Run the CLI; (exit code, stderr, seconds, peak RSS in MB of that process)."""
     started = time.monotonic()
-    with open(os.devnull, "wb") as sink:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "r2act", *args], stdout=sink, stderr=subprocess.PIPE
-        )
-        assert proc.stderr is not None
-        err = proc.stderr.read().decode()
-        _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, err, time.monotonic() - started, usage.ru_maxrss / 1024
+    with tempfile.TemporaryDirectory() as scratch:
+        code, err, peak = run_measured(list(args), Path(scratch) / "peak")
+    return code, err, time.monotonic() - started, peak
 
 
 def _run(stub: OpenAIStub, dataset: Path, out: Path, cases: list[str], *extra: str) -> Any:
