@@ -5,8 +5,9 @@
 - ``parse``: what the API's JSON means (pods, events, chaos status, cluster state);
 - ``config_fault``: r2act's own configuration-fault injector (a Deployment template change
   with its originals kept in an annotation);
+- ``plans``: recovery plans (apply, preimage, undo), mixed into the cluster;
 - ``cluster``: ``KubeCluster``, the Cluster port on top of those (safety checks, chaos
-  objects, snapshots, health, recovery plans) and ``connect_kubernetes``.
+  objects, snapshots, health) and ``connect_kubernetes``.
 
 Retries are ``cluster.retry``'s (shared with the Prometheus adapter).
 """
