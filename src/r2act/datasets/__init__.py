@@ -4,8 +4,9 @@ Reads audit output (and the raw observations of main incidents); never imports t
 cluster package. ``build_dataset`` writes a directory a maintainer can publish as is,
 ``validate`` lists every reason not to trust one, ``load`` reads one view of it (keyed by
 opaque case ids), ``load_records`` reads the answers, and ``cases.CaseReader`` reads a
-view one case at a time, lazily (the one reader agents and baselines share). ``ids`` holds the case-id scheme and
-the resolver the scorers use (a prediction may name a case id or an incident id).
+view one case at a time, lazily (the one reader agents and baselines share). ``ids``
+holds the case-id scheme and the resolver the scorers use (a prediction may name a case
+id or an incident id).
 """
 
 from r2act.datasets import ids
