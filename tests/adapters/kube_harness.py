@@ -413,9 +413,12 @@ def seed_boutique(harness: Harness) -> None:
     harness.put("apps/v1/deployments", deployment("frontend"))
     harness.put("apps/v1/deployments", deployment("cartservice", revision=2))
     harness.put("apps/v1/deployments", deployment("loadgenerator"))
+    # a caller that holds cartservice's address: a dependency-address fault may be drawn there
+    harness.put("apps/v1/deployments", deployment("checkoutservice"))
     harness.put("v1/pods", pod("frontend-7d9c-abcde", "frontend"))
     harness.put("v1/pods", pod("cartservice-5f6b-fghij", "cartservice", restarts=1))
     harness.put("v1/pods", pod("loadgenerator-6c4-klmno", "loadgenerator", containers=("main",)))
+    harness.put("v1/pods", pod("checkoutservice-8b5d-pqrst", "checkoutservice"))
 
 
 REPO = Path(__file__).resolve().parents[2]

@@ -168,7 +168,7 @@ def test_leftovers_lists_only_objects_labelled_as_managed_by_r2act(harness: Harn
         "spec": {"action": "error", "mode": "all", "selector": {"namespaces": [NS]}},
     }
     harness.put("chaos-mesh.org/v1alpha1/dnschaos", foreign)
-    # dns_fault is a ConfigFault on the primary caller: found through its annotation
+    # dns_fault is a ConfigFault on the caller drawn for it: found through its annotation
     assert [(r.kind, r.name) for r in cluster.leftovers()] == [("ConfigFault", ref.name)]
 
 

@@ -15,7 +15,7 @@ import sys
 
 import typer
 
-from r2act._startup import exit_code, install_signal_handlers
+from r2act._signals import exit_code, install_signal_handlers
 from r2act.cli.app import app, console_err, state
 from r2act.errors import R2actError
 

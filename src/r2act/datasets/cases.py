@@ -78,7 +78,7 @@ class Case:
     states: dict[str, ClusterState] = field(default_factory=dict)
     """Cluster state at the end of each phase (view full)."""
     requests: pd.DataFrame | None = None
-    """Request series derived from the frontend log and Locust's stats (view full)."""
+    """Request series derived from the entry point's log and Locust's stats (view full)."""
 
 
 def _unreadable(path: Path, root: Path, exc: Exception) -> DataError:

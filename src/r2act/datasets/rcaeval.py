@@ -20,21 +20,21 @@ number. Metrics are summed over a service's pods per timestamp (``cpu_usage`` ->
 ``<service>_cpu``, ``memory_working_set`` -> ``<service>_mem``, others keep their name with
 hyphens).
 
-Request series come from ``observations/requests.parquet`` (the frontend's request log, as
-the users saw it) under RCAEval's names, so the SLI RCAEval's runner looks for on Online
-Boutique (``frontend_latency``) exists and metric-only methods see HTTP, DNS and delay
-faults where users see them:
+Request series come from ``observations/requests.parquet`` (the entry point's request log,
+as the users saw it) under RCAEval's names, so the SLI RCAEval's runner looks for
+(``<entry point>_latency``, ``frontend_latency`` on Online Boutique) exists and metric-only
+methods see HTTP, DNS and delay faults where users see them:
 
-- ``frontend_latency-50`` and ``frontend_latency``: the median and the 95th percentile of
-  the frontend's request latency in ms, a request-weighted mean over its routes (kubelet
+- ``<entry>_latency-50`` and ``<entry>_latency``: the median and the 95th percentile of
+  the entry point's request latency in ms, a request-weighted mean over its routes (kubelet
   probes of the health route left out). RCAEval's own data carries ``_latency-50`` and
   ``_latency-90`` and renames the latter ``_latency`` when it reads a case; r2act's request
   table keeps p95, not p90, so the tail is written as ``_latency`` directly.
-- ``frontend_error``: failed requests per second as the users saw them (the load
-  generator's aggregated failures/s; an HTTP fault answered in front of the frontend never
-  reaches its log), or the frontend's own logged 5xx when the load generator printed no
-  stats; ``<service>_error`` for a backend: the failed calls per second the frontend's error
-  lines attribute to it.
+- ``<entry>_error``: failed requests per second as the users saw them (the load
+  generator's aggregated failures/s; an HTTP fault answered in front of the entry point
+  never reaches its log), or the entry point's own logged 5xx when the load generator
+  printed no stats; ``<service>_error`` for a backend: the failed calls per second the entry
+  point's error lines attribute to it.
 
 A step without requests leaves the latency cells empty (RCAEval forward-fills them). Every
 row is one step of the dataset's metric samples, the campaign's ``metrics.step_s`` (15 s
@@ -58,7 +58,7 @@ from r2act.datasets import layout
 from r2act.datasets.cases import Case, CaseReader
 from r2act.datasets.load import load_records
 from r2act.errors import DataError
-from r2act.schema import BenchmarkRecord
+from r2act.schema import BenchmarkRecord, Topology
 
 METRIC_NAMES = {"cpu_usage": "cpu", "memory_working_set": "mem"}
 _REQUEST_COLUMNS = [
@@ -72,8 +72,6 @@ _REQUEST_COLUMNS = [
     "latency_p50_ms",
     "latency_p95_ms",
 ]
-HEALTH_ROUTE = "GET /_healthz"
-"""Kubelet probes of the frontend: not user traffic, left out of the latency series."""
 
 
 @dataclass(frozen=True)
@@ -127,26 +125,31 @@ def _weighted(frame: pd.DataFrame, column: str) -> pd.Series:
     return total / weight.groupby(usable["step"]).sum()
 
 
-def request_series(requests: pd.DataFrame) -> pd.DataFrame:
-    """Latency and error columns under RCAEval's names, one row per step (index: epoch s)."""
+def request_series(requests: pd.DataFrame, topology: Topology) -> pd.DataFrame:
+    """Latency and error columns under RCAEval's names, one row per step (index: epoch s).
+
+    Named after the system's entry point; its health route (kubelet probes, not user
+    traffic) is left out of the latency series."""
+    entry = topology.entrypoint
+    health_route = f"GET {topology.health_path}"
     logged = requests[requests["source"] == "frontend-log"]
     logged = logged.assign(step=logged["ts"].astype(float).round().astype("int64"))
     if logged.empty:
         return pd.DataFrame()
-    own = logged[logged["service"] == "frontend"]
-    users = own[own["route"] != HEALTH_ROUTE]
+    own = logged[logged["service"] == entry]
+    users = own[own["route"] != health_route]
     columns: dict[str, pd.Series] = {
-        "frontend_latency-50": _weighted(users, "latency_p50_ms"),
-        "frontend_latency": _weighted(users, "latency_p95_ms"),
+        f"{entry}_latency-50": _weighted(users, "latency_p50_ms"),
+        f"{entry}_latency": _weighted(users, "latency_p95_ms"),
     }
     errors = logged.groupby(["service", "step"])["errors_per_s"].sum(min_count=1)
     for service in sorted(set(logged["service"])):
         columns[f"{service}_error"] = errors.loc[service]
     users = requests[(requests["source"] == "locust-stats") & (requests["route"] == "*")]
-    if not users.empty:  # what the users saw, HTTP faults the frontend never logs included
+    if not users.empty:  # what the users saw, HTTP faults the entry point never logs included
         step = users["ts"].astype(float).round().astype("int64")
-        columns["frontend_error"] = users["errors_per_s"].groupby(step).sum(min_count=1)
-    steps = sorted(set(logged["step"]) | set(columns["frontend_error"].index))
+        columns[f"{entry}_error"] = users["errors_per_s"].groupby(step).sum(min_count=1)
+    steps = sorted(set(logged["step"]) | set(columns[f"{entry}_error"].index))
     frame = pd.DataFrame(columns).reindex(steps)
     error_columns = [c for c in frame.columns if c.endswith("_error")]
     frame[error_columns] = frame[error_columns].fillna(0.0)  # a step with no failed request
@@ -168,7 +171,7 @@ def case_table(inputs: Case, requests: pd.DataFrame | None) -> pd.DataFrame:
     data = wide_metrics(inputs.metrics, inputs.topology.names)
     if requests is None or requests.empty:
         return data
-    series = request_series(requests)
+    series = request_series(requests, inputs.topology)
     if series.empty:
         return data
     joined = data.set_index("time").join(series, how="left")

@@ -79,7 +79,7 @@ def test_leaderboard_sorts_and_shows_n_a(demo: DemoRun, tab: Tab) -> None:
     valid = next(i for i, h in enumerate(heads) if h.strip().startswith("Valid"))
     page.locator("#leaderboard thead th").nth(valid).click()
     values = [float(v) for v in _column(page, "leaderboard", valid)]
-    assert values == sorted(values, reverse=True) and values[0] == 1.0
+    assert values == sorted(values, reverse=True) and len(set(values)) > 1
     page.locator("#leaderboard thead th").nth(valid).click()
     values = [float(v) for v in _column(page, "leaderboard", valid)]
     assert values == sorted(values)
@@ -146,6 +146,7 @@ def test_incident_page_log_search_shows_hostile_lines_as_text(demo: DemoRun, tab
     page.wait_for_function(
         "[...document.querySelectorAll('#log-rows tr')].every(r => r.children[1].textContent"
         " === 'during') && document.querySelectorAll('#log-rows tr').length === 100"
+        " && document.getElementById('log-status').textContent.includes('matching')"
     )
     phases = set(_column(page, "log-table", 1))
     assert phases == {"during"}

@@ -35,7 +35,6 @@ ENGINE_PACKAGES = (
     "baselines",
 )
 NOT_YET_MOVED: dict[str, int] = {
-    "agents/cases.py": 1,
     "agents/env.py": 2,
     "agents/rca.py": 1,
     "agents/tools.py": 4,
