@@ -165,7 +165,9 @@ class _Writers:
         for path, table in tables.items():
             counts[path] = table.num_rows
             if table.num_rows:
-                self.tables[path].write_table(table, row_group_size=table.num_rows)
+                # one chunk per column: the bytes written must not depend on how the rows
+                # were read (staged by the audit, or parsed here when verdicts were reused)
+                self.tables[path].write_table(table.combine_chunks(), row_group_size=table.num_rows)
         return counts
 
     def close(self) -> None:

@@ -19,6 +19,7 @@ import yaml
 
 from r2act.actions import PAPER_POLICY, policy_named
 from r2act.collector import collect, layout, plan_collection
+from r2act.datasets import build_dataset
 from r2act.quality_gate import Group, gather, judged, run_audit
 from r2act.quality_gate.judged import evidence_document, evidence_from_document
 from r2act.schema.rawstore import JUDGED
@@ -157,3 +158,19 @@ def test_stored_evidence_reads_back_equal_to_what_was_gathered(run: Path) -> Non
             phases={k: dataclasses.replace(p, log_table=None) for k, p in evidence.phases.items()},
         )
         assert evidence_from_document(evidence_document(bare)) == bare
+
+
+def test_the_dataset_is_byte_identical_whether_the_audit_judged_or_reused(
+    tmp_path: Path,
+) -> None:
+    # judged from the files, the audit stages its parsed logs for the build; reused, it
+    # stages none and the build parses the raw logs itself: the published bytes must agree
+    # (the smoke campaign: large enough that the two reads chunk the logs differently)
+    run = tmp_path / "run"
+    collect(plan_collection(Path(__file__).parents[3] / "campaigns" / "smoke.yaml"), run)
+    assert run_audit(run, workers=1).judged == len(_incidents(run))
+    build_dataset(run, tmp_path / "judged", workers=1)
+    assert run_audit(run, workers=1).reused == len(_incidents(run))
+    build_dataset(run, tmp_path / "reused", workers=1)
+    sums = [(tmp_path / name / "SHA256SUMS").read_text() for name in ("judged", "reused")]
+    assert sums[0] == sums[1]
