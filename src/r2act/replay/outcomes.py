@@ -20,6 +20,25 @@ class ClusterCall(BaseModel):
     detail: JsonValue = Field(default=None, description="Result or error message.")
 
 
+class HealthProbe(BaseModel):
+    """One health probe replay took while it judged a plan: the points of its health series."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ts: float = Field(description="Cluster time of the probe, seconds since the epoch.")
+    phase: Literal["confirm", "window"] = Field(
+        description=(
+            "confirm: waiting for the re-injected fault to hurt, before the plan; window: the "
+            "health window after the plan was applied."
+        )
+    )
+    healthy: bool = Field(description="All health checks passed.")
+    error_rate: float = Field(ge=0, le=1, description="Share of failed user requests just now.")
+    unavailable: list[str] = Field(
+        default_factory=list, description="Deployments with fewer available than desired."
+    )
+
+
 class ReplayOutcome(BaseModel):
     """The verdict for one prediction."""
 
@@ -52,3 +71,10 @@ class ReplayOutcome(BaseModel):
         default=False, description="Offline-valid AND recovered: the validity-gated outcome."
     )
     calls: list[ClusterCall] = Field(default_factory=list, description="Cluster operations.")
+    health: list[HealthProbe] = Field(
+        default_factory=list,
+        description=(
+            "The health series: every probe from the fault's confirmation to the end of the "
+            "health window, in time order (empty for lines written before it was recorded)."
+        ),
+    )

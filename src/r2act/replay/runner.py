@@ -23,10 +23,11 @@ from r2act.collector.guard import CleanupGuard
 from r2act.collector.ledger import Ledger, stamp
 from r2act.errors import ClusterError, ConflictError, ForeignObjectError, NotFoundError
 from r2act.replay.envelope import envelope_problem
-from r2act.replay.outcomes import ClusterCall, ReplayOutcome
+from r2act.replay.outcomes import ClusterCall, HealthProbe, ReplayOutcome
 from r2act.schema import (
     BenchmarkRecord,
     ChaosRef,
+    HealthReport,
     PhaseDurations,
     PlanEffect,
     PlannedIncident,
@@ -87,6 +88,21 @@ class _Calls:
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
         self.log: list[ClusterCall] = []
+        self.probes: list[HealthProbe] = []
+
+    def probe(self, phase: Literal["confirm", "window"]) -> HealthReport:
+        """Probe health once and keep the probe as a point of the health series."""
+        report = self.cluster.health()
+        self.probes.append(
+            HealthProbe(
+                ts=report.ts,
+                phase=phase,
+                healthy=report.healthy,
+                error_rate=report.error_rate,
+                unavailable=list(report.unavailable),
+            )
+        )
+        return report
 
     def note(self, name: str, ok: bool, detail: float | None = None) -> None:
         """Record a probing step (a series of read calls) and its verdict."""
@@ -145,7 +161,7 @@ def wait_healthy(cluster: Cluster, timeout_s: float, interval_s: float) -> bool:
 
 
 def _confirm_effect(
-    cluster: Cluster, injected: Callable[[], bool], settings: ReplaySettings
+    cluster: Cluster, injected: Callable[[], bool], settings: ReplaySettings, calls: _Calls
 ) -> Literal["effect", "healthy", "not_injected"]:
     """Wait for the re-injected fault to hurt: 'effect'; in place but harmless: 'healthy'.
 
@@ -157,19 +173,19 @@ def _confirm_effect(
     while cluster.clock.now() <= deadline:
         if injected():
             in_place = True
-            if not cluster.health().healthy:
+            if not calls.probe("confirm").healthy:
                 return "effect"
         cluster.clock.sleep(settings.probe_interval_s)
     return "healthy" if in_place else "not_injected"
 
 
-def _health_window(cluster: Cluster, settings: ReplaySettings) -> float | None:
+def _health_window(cluster: Cluster, settings: ReplaySettings, calls: _Calls) -> float | None:
     """Seconds from now to the start of the first run of N healthy probes, or None."""
     start = cluster.clock.now()
     streak_start: float | None = None
     streak = 0
     while True:
-        report = cluster.health()
+        report = calls.probe("window")
         if report.healthy:
             streak_start = report.ts if streak == 0 else streak_start
             streak += 1
@@ -324,7 +340,10 @@ def replay_one(
                 guard.disarm(ref)
             raise
         seen = _confirm_effect(
-            cluster, lambda: cluster.chaos_status(ref).injected(cluster.pod_names()), settings
+            cluster,
+            lambda: cluster.chaos_status(ref).injected(cluster.pod_names()),
+            settings,
+            calls,
         )
         confirmed = seen == "effect"
         calls.note("confirm_effect", confirmed)
@@ -347,7 +366,7 @@ def replay_one(
             )
             if ledger is not None:
                 ledger.effect(incident, effect)
-            ttr = _health_window(cluster, settings)
+            ttr = _health_window(cluster, settings, calls)
             calls.note("health_window", ttr is not None, ttr)
         else:
             no_effect = True
@@ -387,5 +406,6 @@ def replay_one(
             "time_to_recover_s": ttr,
             "gated_recovered": offline_valid and recovered,
             "calls": calls.log,
+            "health": calls.probes,
         }
     )

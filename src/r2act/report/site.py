@@ -44,8 +44,8 @@ from r2act.evaluation.scoring import IncidentScore
 from r2act.quality_gate.problems import Verdict
 from r2act.replay import load_outcomes
 from r2act.replay.outcomes import ReplayOutcome
+from r2act.report import health, text
 from r2act.report import observations as obs
-from r2act.report import text
 from r2act.report.figure import scatter_svg
 from r2act.report.inputs import REPLAY_FILE, TRAJECTORIES_SUFFIX, ReportInputs
 from r2act.report.scores import GROUPINGS, Scores, score
@@ -623,7 +623,11 @@ class _Pages:
                 else None
             )
         replays = [
-            {"name": r.name, "outcome": r.outcomes[record.incident_id]}
+            {
+                "name": r.name,
+                "outcome": r.outcomes[record.incident_id],
+                "health": health.strip(r.outcomes[record.incident_id].health),
+            }
             for r in self.replays
             if record.incident_id in r.outcomes
         ]

@@ -285,3 +285,36 @@ def test_agreement_counts_only_executed_plans_and_report_json_carries_rates_and_
     assert data["ttr_quantiles_s"]["min"] == ttrs[0]
     assert data["ttr_quantiles_s"]["max"] == ttrs[-1]
     assert "n = 3 recovered" in to_markdown(report)
+
+
+def test_the_health_series_shows_the_fault_biting_and_the_plan_recovering(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster
+) -> None:
+    record = _by_type(smoke_records)["pod_failure"]
+    outcome = replay_one(sim, record, ReplayRequest(plan=record.gold_plan), SETTINGS)
+    assert outcome.recovered
+    probes = outcome.health
+    times = [p.ts for p in probes]
+    assert times == sorted(times)
+    confirm = [p for p in probes if p.phase == "confirm"]
+    window = [p for p in probes if p.phase == "window"]
+    assert confirm and window
+    assert all(p.phase == "confirm" for p in probes[: len(confirm)])  # confirm comes first
+    assert not confirm[-1].healthy  # the probe that confirmed the effect
+    # recovered = the window ends on its run of consecutive healthy probes, which starts
+    # at the time-to-recover after the plan went out
+    tail = window[-SETTINGS.consecutive :]
+    assert all(p.healthy for p in tail)
+    applied = next(c.ts for c in outcome.calls if c.call == "apply_plan")
+    assert outcome.time_to_recover_s == pytest.approx(max(0.0, tail[0].ts - applied), abs=1e-6)
+
+
+def test_without_recovery_the_series_covers_the_whole_window_unhealthy_at_the_end(
+    smoke_records: list[BenchmarkRecord], sim: SimulatedCluster
+) -> None:
+    record = _by_type(smoke_records)["pod_failure"]
+    outcome = replay_one(sim, record, ReplayRequest(plan=NoAction(operation="no_action")), SETTINGS)
+    window = [p for p in outcome.health if p.phase == "window"]
+    assert not outcome.recovered
+    assert window[-1].ts - window[0].ts >= SETTINGS.window_s - 2 * SETTINGS.probe_interval_s
+    assert not all(p.healthy for p in window[-SETTINGS.consecutive :])

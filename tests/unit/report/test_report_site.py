@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from report_support import HOSTILE, LONG_LINE, DemoRun, r2act
 
+from r2act.replay import load_outcomes
 from r2act.report.observations import MAX_LINE_BYTES, decode_chunk
 from r2act.report.site import data_script
 
@@ -240,3 +241,23 @@ def test_spans_are_shown_when_the_dataset_has_a_traces_table() -> None:
     assert shown["t"] == [1.0, 5.0] and shown["total"] == 2  # time order, relative to t0
     assert shown["rows"][1][2] == HOSTILE and shown["rows"][0][3] == '{"k": 2}'
     assert span_rows(None, 0.0) is None
+
+
+def test_replayed_incidents_show_their_health_series_one_bar_per_probe(demo: DemoRun) -> None:
+    replays = sorted((demo.run / "replay").glob("*/replay.jsonl"))
+    assert replays
+    outcomes = load_outcomes(replays[0])
+    drawn = 0
+    for outcome in outcomes:
+        incident = outcome.incident_id
+        page = demo.site / "incidents" / f"{incident}.html"
+        if not page.is_file():
+            continue
+        html = page.read_text(encoding="utf-8")
+        bars = re.findall(r'<rect class="probe-(ok|bad)"', html)
+        assert len(bars) == len(outcome.health), incident
+        assert bars.count("bad") == sum(not p.healthy for p in outcome.health), incident
+        if outcome.status == "executed":
+            assert "plan applied" in html, incident
+        drawn += bool(bars)
+    assert drawn > 0
