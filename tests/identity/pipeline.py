@@ -15,6 +15,8 @@ What a digest covers, and what it deliberately does not:
 - ``journal.jsonl`` without ``wall_s`` (the wall-clock time a step took) and ``COMPLETE``
   with its ``sha256`` map reduced to the names it covers (those hash the compressed bytes;
   the content digests here stand for them);
+- ``judged.json`` (the audit's stored verdict) without its cache keys: ``files`` digests the
+  journal with its wall-clock times, ``code`` the gate's source, so neither is an output;
 - every path of the work directory written into a file is replaced by ``RUN``;
 - ``RUN/.r2act`` (lock, owner, ledger) and ``RUN/.sim`` (the simulator's own persisted
   state) are the run's machinery, not its outputs, and are left out.
@@ -139,6 +141,11 @@ def _normalised(relative: str, data: bytes, run: Path) -> bytes:
         complete = json.loads(data)
         complete["sha256"] = sorted(_logical_name(k) for k in complete.get("sha256", {}))
         data = json.dumps(complete, sort_keys=True).encode()
+    elif name == "judged.json":
+        judged = json.loads(data)
+        judged.pop("files", None)  # a digest over the journal, wall-clock times included
+        judged.pop("code", None)  # the gate's source digest: any edit, output or not
+        data = json.dumps(judged, sort_keys=True).encode()
     for prefix in (str(run.resolve()), str(run)):
         data = data.replace(prefix.encode(), b"RUN")
     return data
