@@ -122,7 +122,7 @@ def _near_misses(
     """The right operation with the field the incident's evidence decides wrong."""
     fault, service = FaultType(incident.fault.type), incident.service
     if fault in (FaultType.DNS_FAULT, FaultType.DNS_RANDOM):
-        if policy.rules_for(fault)[0].role != Role.ADDRESS_HOLDER:
+        if policy.rules_for(fault, topology)[0].role != Role.ADDRESS_HOLDER:
             return
         holder = address_holder(broken_caller(incident), service, topology)
         endpoint = broken_endpoint(incident, topology)

@@ -3,125 +3,57 @@
 Labels are a policy decision, so every record carries ``str(policy)``. Three policies ship:
 
 - ``r2act-mechanics/3`` (the default) follows what recovers under the real mechanics of
-  the shipped deployment (``docs/faults.md``), bound to what the incident shows: a restart
-  for pod, delay and CPU faults (gRPC clients pin one connection, so added replicas get no
-  traffic); for CPU on the entry point also a scale-out to more pods than the stressor has
-  workers, since its users open a connection per request and spread over the ready pods;
-  the frontend route rule for HTTP faults (a restart also clears it, since Chaos Mesh
-  injects only the pods it selected at creation); for DNS faults the environment of the
-  caller that holds the broken address (drawn per incident from every holder); for memory
-  faults a limit that clears the container's working set under load with
-  ``memory_headroom`` to spare.
+  the shipped deployment, bound to what the incident shows. Those mechanics are the
+  system's own, so its rules come from the system (``System.recovery_rules``; Online
+  Boutique's are in ``systems/onlineboutique/policy.py``, following ``docs/faults.md``),
+  with the DNS fault in the caller drawn per incident from every holder of the address;
+  this module adds what holds for every system: a memory limit must clear the container's
+  working set under load with ``memory_headroom`` to spare, within the replica and limit
+  bounds.
 - ``r2act-mechanics/2`` is version 3 with the DNS fault always in the primary caller and
-  any memory limit above the shipped one; it stays selectable to re-audit runs collected
-  before version 3 (on newer runs its DNS labels miss the drawn caller).
+  any memory limit above the shipped one (the system's version-2 rules); it stays
+  selectable to re-audit runs collected before version 3 (on newer runs its DNS labels
+  miss the drawn caller).
 - ``paper-table-ii/1`` keeps the paper's Table II (one operation per fault type, on the
-  labelled service) for reproduction.
+  labelled service) for reproduction; it carries its own rules, the same for every system.
 
-A rule names an operation and whose deployment it acts on; the first rule of a fault type
-gives the gold plan, the others are further valid plans. Changing any rule changes labels:
-bump ``version`` when you do.
+A rule (``schema.rules.PlanRule``) names an operation and whose deployment it acts on;
+the first rule of a fault type gives the gold plan, the others are further valid plans.
+Changing any rule changes labels: bump ``version`` when you do.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from types import MappingProxyType
 
 from r2act.errors import DataError
 from r2act.schema import DeploymentSpec, FaultType, Operation, Topology, memory_bytes
+from r2act.schema.rules import PlanRule, Reach, Role, RuleTable
 
-
-class Role(StrEnum):
-    """Whose deployment a rule's plan acts on, relative to the labelled service S."""
-
-    SERVICE = "service"
-    """S itself."""
-    PRIMARY_CALLER = "primary_caller"
-    """The caller C whose ``<S>_ADDR`` a DNS fault breaks (``primary_caller``); version 2."""
-    ADDRESS_HOLDER = "address_holder"
-    """The caller holding the broken ``<S>_ADDR``: the fault's ``caller`` parameter, drawn
-    per incident from ``Topology.address_holders`` (its logs show the address it dials)."""
-    SERVICE_OR_CALLER = "service_or_caller"
-    """S (gold) or any direct caller of S (paper: repair the name on either side)."""
-
-
-class Reach(StrEnum):
-    """Which services a rule applies to, by how their clients reach them."""
-
-    ANY = "any"
-    """Every service."""
-    FRESH_CONNECTIONS = "fresh_connections"
-    """Only a service whose every client request opens a new connection, so new requests
-    spread over its ready pods at once: the entry point when the load generator does not
-    reuse connections (``Topology.load_connection_reuse``). Pinned gRPC clients keep their
-    pod, so on other services added replicas get no traffic."""
-
-
-@dataclass(frozen=True)
-class PlanRule:
-    """One valid plan shape: an operation acting on a role's deployment."""
-
-    operation: Operation
-    role: Role = Role.SERVICE
-    reach: Reach = Reach.ANY
-    above_stressors: bool = False
-    """A scale-out must run more pods than the CPU stressor has workers: CFS shares the
-    stressed pod's quota among its runnable threads, so with w busy workers its server keeps
-    about 1/(w+1) of its CPU and can carry only 1/(w+1) of the traffic it had."""
-
-    def applies(self, service: str, topology: Topology) -> bool:
-        """Whether this rule can recover a fault on ``service`` of ``topology``."""
-        if self.reach == Reach.ANY:
-            return True
-        return service == topology.entrypoint and not topology.load_connection_reuse
+__all__ = [
+    "DEFAULT_POLICY",
+    "MECHANICS_POLICY",
+    "MECHANICS_V2_POLICY",
+    "MEMORY_HEADROOM",
+    "PAPER_POLICY",
+    "POLICIES",
+    "MemoryBounds",
+    "PlanRule",
+    "Reach",
+    "RecoveryPolicy",
+    "Role",
+    "policy_named",
+    "primary_caller",
+    "primary_callers",
+]
 
 
 _M, _P = Operation, Role
 
-_MECHANICS_V2: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
-    {
-        FaultType.POD_FAILURE: (PlanRule(_M.RESTART_SERVICE),),
-        FaultType.NETWORK_DELAY: (PlanRule(_M.RESTART_SERVICE),),
-        FaultType.CPU_SATURATION: (
-            PlanRule(_M.RESTART_SERVICE),
-            PlanRule(_M.SCALE_OUT, reach=Reach.FRESH_CONNECTIONS, above_stressors=True),
-        ),
-        FaultType.HTTP_ERROR: (PlanRule(_M.ROLLBACK_CONFIG), PlanRule(_M.RESTART_SERVICE)),
-        FaultType.HTTP_ABORT: (PlanRule(_M.ROLLBACK_CONFIG), PlanRule(_M.RESTART_SERVICE)),
-        FaultType.DNS_FAULT: (
-            PlanRule(_M.REPAIR_DEPENDENCY, _P.PRIMARY_CALLER),
-            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.PRIMARY_CALLER),
-        ),
-        FaultType.DNS_RANDOM: (
-            PlanRule(_M.REPAIR_DEPENDENCY, _P.PRIMARY_CALLER),
-            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.PRIMARY_CALLER),
-        ),
-        FaultType.MEMORY_PRESSURE: (
-            PlanRule(_M.INCREASE_MEMORY_LIMIT),
-            PlanRule(_M.ROLLBACK_DEPLOYMENT),
-        ),
-    }
-)
-
-_MECHANICS: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
-    {
-        **_MECHANICS_V2,
-        FaultType.DNS_FAULT: (
-            PlanRule(_M.REPAIR_DEPENDENCY, _P.ADDRESS_HOLDER),
-            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.ADDRESS_HOLDER),
-        ),
-        FaultType.DNS_RANDOM: (
-            PlanRule(_M.REPAIR_DEPENDENCY, _P.ADDRESS_HOLDER),
-            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.ADDRESS_HOLDER),
-        ),
-    }
-)
-
-_TABLE_II: Mapping[FaultType, tuple[PlanRule, ...]] = MappingProxyType(
+_TABLE_II: RuleTable = MappingProxyType(
     {
         FaultType.POD_FAILURE: (PlanRule(_M.RESTART_SERVICE),),
         FaultType.NETWORK_DELAY: (PlanRule(_M.RESTART_SERVICE),),
@@ -151,8 +83,10 @@ class RecoveryPolicy:
 
     name: str
     version: int
-    rules: Mapping[FaultType, tuple[PlanRule, ...]] = field(default_factory=lambda: _MECHANICS)
-    """Valid plan shapes per fault type; the first one gives the gold plan."""
+    rules: RuleTable | None = None
+    """Valid plan shapes per fault type, the first giving the gold plan, when the policy
+    carries its own (the same for every system); ``None``: each system's own rules for this
+    policy (``System.recovery_rules``)."""
     max_replicas: int = 10
     """Largest replica count any scale_out may request."""
     max_memory_limit: str = "2Gi"
@@ -169,19 +103,47 @@ class RecoveryPolicy:
     def __hash__(self) -> int:
         return hash((self.name, self.version))
 
-    def rules_for(self, fault_type: FaultType) -> tuple[PlanRule, ...]:
-        """Every valid plan shape for ``fault_type``, gold first (whatever the service)."""
-        return self.rules[FaultType(fault_type)]
+    def table(self, topology: Topology) -> RuleTable:
+        """The rules this policy labels ``topology``'s incidents with: its own, else those
+        its system supplies for it. Raises DataError when the system supplies none."""
+        if self.rules is not None:
+            return self.rules
+        # The registry imports every installed system (and their topologies' quantity
+        # parser): loaded on first use, so importing the CLI's verbs stays light.
+        from r2act.systems import system_of
+
+        system = system_of(topology)
+        table = None if system.recovery_rules is None else system.recovery_rules.table(str(self))
+        if table is None:
+            raise DataError(
+                f"policy {self}: system {system.name!r} supplies no recovery rules for it "
+                "(give its System recovery_rules for this policy, docs/systems.md, or label "
+                f"with a policy that carries its own rules: {PAPER_POLICY})"
+            )
+        return table
+
+    def rules_for(self, fault_type: FaultType, topology: Topology) -> tuple[PlanRule, ...]:
+        """Every valid plan shape for ``fault_type`` on ``topology``'s system, gold first
+        (whatever the service)."""
+        fault = FaultType(fault_type)
+        rules = self.table(topology).get(fault)
+        if not rules:
+            raise DataError(
+                f"policy {self}: system {topology.system!r}'s rules name no plan that "
+                f"recovers {fault} (add one to its recovery_rules)"
+            )
+        return rules
 
     def rules_on(
         self, fault_type: FaultType, service: str, topology: Topology
     ) -> tuple[PlanRule, ...]:
         """The valid plan shapes for ``fault_type`` on ``service``, gold first."""
-        return tuple(r for r in self.rules_for(fault_type) if r.applies(service, topology))
+        rules = self.rules_for(fault_type, topology)
+        return tuple(r for r in rules if r.applies(service, topology))
 
-    def operation_for(self, fault_type: FaultType) -> Operation:
-        """The gold plan's operation for ``fault_type``."""
-        return self.rules_for(fault_type)[0].operation
+    def operation_for(self, fault_type: FaultType, topology: Topology) -> Operation:
+        """The gold plan's operation for ``fault_type`` on ``topology``'s system."""
+        return self.rules_for(fault_type, topology)[0].operation
 
     def memory_bounds(self, deployment: DeploymentSpec) -> MemoryBounds:
         """Limits that undo a lowered limit, at most the ceiling (both bounds inclusive).
@@ -240,14 +202,16 @@ show. 20% sits above the simulated working set's 8% movement below its peak and 
 MECHANICS_POLICY = RecoveryPolicy(
     name="r2act-mechanics", version=3, memory_headroom=MEMORY_HEADROOM
 )
-"""What recovers under the real mechanics (``docs/faults.md``), bound to the incident's
-evidence; the default. Version 3: a DNS fault sits in any caller that holds the address
-(drawn per incident), and a memory plan must clear the working set under load. Version 2:
-the shipped load generator opens a connection per request, so a scale-out of the entry
-point relieves its CPU fault (version 1 assumed Locust's kept-alive connections)."""
+"""What recovers under the real mechanics of each system (its ``recovery_rules``; Online
+Boutique's follow ``docs/faults.md``), bound to the incident's evidence; the default.
+Version 3: a DNS fault sits in any caller that holds the address (drawn per incident), and
+a memory plan must clear the working set under load. Version 2: the shipped load generator
+opens a connection per request, so a scale-out of the entry point relieves its CPU fault
+(version 1 assumed Locust's kept-alive connections)."""
 
-MECHANICS_V2_POLICY = RecoveryPolicy(name="r2act-mechanics", version=2, rules=_MECHANICS_V2)
-"""Version 2, kept to re-audit runs collected before version 3."""
+MECHANICS_V2_POLICY = RecoveryPolicy(name="r2act-mechanics", version=2)
+"""Version 2 (each system's version-2 rules), kept to re-audit runs collected before
+version 3."""
 
 PAPER_POLICY = RecoveryPolicy(name="paper-table-ii", version=1, rules=_TABLE_II)
 """The paper's Table II, kept for reproducing its numbers."""

@@ -442,7 +442,7 @@ class CaseEnvironment:
                 series[key] = {"labels": labels, "phases": phases}
         ordered = [series[k] for k in sorted(series)]
         shown = ordered[:MAX_LIMIT]
-        how = 'narrow with a label matcher, e.g. {service="frontend"}'
+        how = f'narrow with a label matcher, e.g. {{service="{self.case.topology.entrypoint}"}}'
         return {"metric": name, "series": shown, **_note(len(shown), len(ordered), how)}
 
     def _metric_index(self) -> MetricIndex:
@@ -492,7 +492,7 @@ class CaseEnvironment:
 
         ``locust-stats`` is what the users saw (requests and failures per second per
         route, from the load generator's stats table); ``frontend-log`` is what the
-        frontend logged (per route, and errors per called backend). Per phase: mean and max
+        entry point logged (per route, and errors per called backend). Per phase: mean and max
         of each column; ``points`` adds ``[ts, requests/s, errors/s]`` per step.
         """
         table = self.case.requests

@@ -1,7 +1,7 @@
 """``r2act evaluate --mapper``: score RCA-only answers through the policy's mapper.
 
 An RCA method answers a service and a fault type, optionally a ranked list
-(``"ranks": [{"service": ..., "fault_type": ...}, ...]`` or ``["cartservice", ...]``, best
+(``"ranks": [{"service": ..., "fault_type": ...}, ...]`` or ``["<service>", ...]``, best
 first, RCAEval's output; or the same list as ``evidence.ranks`` of an ordinary predictions
 line, as ``r2act baseline rcaeval`` writes it). As the paper scores its RCA-only
 controls, each answer is turned into a plan by the mapper (:func:`r2act.actions.map_rca`)

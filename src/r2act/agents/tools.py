@@ -34,7 +34,9 @@ class LogsArgs(_Args):
     """Arguments of ``logs``."""
 
     service: str | None = Field(
-        default=None, max_length=253, description="Deployment name, e.g. 'frontend'."
+        default=None,
+        max_length=253,
+        description="Deployment name (see services), e.g. the entry point's.",
     )
     phase: PhaseName | None = Field(
         default=None, description="pre, during or post; all if omitted."
@@ -77,14 +79,16 @@ class RequestsArgs(_Args):
     """Arguments of ``requests``."""
 
     service: str | None = Field(
-        default=None, max_length=253, description="Deployment name, e.g. 'frontend'."
+        default=None,
+        max_length=253,
+        description="Deployment name (see services), e.g. the entry point's.",
     )
     route: str | None = Field(
         default=None, max_length=80, description="Route as 'METHOD /path', e.g. 'GET /cart'."
     )
     source: Literal["locust-stats", "frontend-log"] | None = Field(
         default=None,
-        description="locust-stats: what users saw; frontend-log: what the frontend logged.",
+        description="locust-stats: what users saw; frontend-log: what the entry point logged.",
     )
     phase: PhaseName | None = Field(default=None, description="pre, during or post.")
     points: bool = Field(default=False, description="Add [ts, requests/s, errors/s] per step.")
@@ -177,7 +181,7 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "requests",
-        "Request rates, errors and latency per route as users and the frontend saw them, "
+        "Request rates, errors and latency per route as users and the entry point saw them, "
         "per phase (view full).",
         RequestsArgs,
         lambda e, a: e.requests(**_a(a)),

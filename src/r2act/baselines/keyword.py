@@ -4,7 +4,7 @@ Deliberately naive, as in the paper's Keyword baseline. Each log line of the dur
 votes for the first keyword group it matches (specific groups first: "OOMKilled" before
 "unavailable"), votes are turned into a per-second rise over the pre window, and the group
 with the largest rise is the fault type. The service is the one whose error lines rose
-most. Because symptoms show at callers (the frontend reports every backend's failure),
+most. Because symptoms show at callers (the entry point reports every backend's failure),
 this often blames a caller rather than the root cause, which is the point of the floor.
 """
 

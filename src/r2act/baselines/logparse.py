@@ -2,13 +2,14 @@
 
 Client libraries name the peer they failed to reach in a handful of well-known shapes: a
 DNS lookup names the host, a gRPC client names the callee or at least the port it dialled,
-a Go handler's wrap names the step that failed ("could not retrieve cart: ...").
-:func:`blame` turns each error line into (symptom, service) votes from those shapes;
-explicit names outweigh ports, and a relay ("X failed: ...") counts little because X only
-passed the error on. :func:`entry_requests` reads the entry point's access lines (route,
-status, latency) so rules can see HTTP-level symptoms; :func:`user_routes` reads the load
-generator's stats table (what users saw, per route), the only place where a request that
-never reached the entry point, or whose answer a proxy replaced, shows.
+a handler's wrap names the step that failed (the system says which service each step
+calls, ``System.error_steps``). :func:`blame` turns each error line into (symptom, service)
+votes from those shapes; explicit names outweigh ports, and a relay ("X failed: ...")
+counts little because X only passed the error on. :func:`entry_requests` reads the entry
+point's access lines (route, status, latency) so rules can see HTTP-level symptoms;
+:func:`user_routes` reads the load generator's stats table (what users saw, per route),
+the only place where a request that never reached the entry point, or whose answer a
+proxy replaced, shows.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ import pyarrow.compute as pc
 
 from r2act.baselines.signals import app_of, contains
 from r2act.schema import Topology
+from r2act.systems import system_of
 from r2act.systems.locust import STATS_ROW
+from r2act.systems.steps import ErrorStep
 
 _HOST = r"([a-z0-9][a-z0-9.-]*?)"
 NAMED: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -37,34 +40,6 @@ NAMED: tuple[tuple[str, re.Pattern[str]], ...] = (
 """Shapes that name a host together with what went wrong reaching it."""
 
 _CALLEE = re.compile(r"failed (?:calling|to call) ([a-z0-9-]+)", re.I)
-_STEPS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(
-            r"could not retrieve currencies|failed to (?:do )?convert(?:ing)? (?:currency|price)"
-            r"|could not convert currency|currency conversion"
-        ),
-        "currencyservice",
-    ),
-    (
-        re.compile(
-            r"could not retrieve products?\b|failed to get product #|could not retrieve product #"
-            r"|failed to get recommended product"
-        ),
-        "productcatalogservice",
-    ),
-    (
-        re.compile(r"could not retrieve cart|failed to (?:add to|empty) cart|cart failure"),
-        "cartservice",
-    ),
-    (re.compile(r"Can't access cart storage"), "redis-cart"),
-    (re.compile(r"shipping quote|shipment failed"), "shippingservice"),
-    (re.compile(r"could not charge the card"), "paymentservice"),
-    (re.compile(r"failed to get ads"), "adservice"),
-    (re.compile(r"failed to send order confirmation"), "emailservice"),
-    (re.compile(r"failed to get product recommendations"), "recommendationservice"),
-)
-"""The step a handler names when it wraps an error (Online Boutique's frontend and
-checkout), and the service that step calls; the innermost step is the one that failed."""
 _RELAY = re.compile(r"desc = ([a-z0-9-]+) failed:", re.I)
 _PORT = re.compile(r"(?:dial tcp |ipv4:)(\d+\.\d+\.\d+\.\d+):(\d+)")
 _SYMPTOMS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -103,6 +78,7 @@ def _ports(topology: Topology) -> dict[str, list[str]]:
 def blame(lines: pd.Series, topology: Topology) -> dict[tuple[str, str], float]:
     """(symptom, service) -> weight, over the given error lines."""
     ports = _ports(topology)
+    steps = system_of(topology).error_steps
     votes: dict[tuple[str, str], float] = defaultdict(float)
     for text in lines.astype(str):
         kind = symptom(text)
@@ -119,7 +95,7 @@ def blame(lines: pd.Series, topology: Topology) -> dict[tuple[str, str], float]:
         if callee and (app := app_of(callee.group(1), topology)):
             votes[(kind, app)] += 1.0
             continue
-        step = _innermost_step(text)
+        step = _innermost_step(text, steps)
         if step is not None and (app := app_of(step, topology)):
             votes[(kind, app)] += 1.0
             continue
@@ -135,13 +111,14 @@ def blame(lines: pd.Series, topology: Topology) -> dict[tuple[str, str], float]:
     return dict(votes)
 
 
-def _innermost_step(text: str) -> str | None:
-    """The service of the last (innermost) handler step named in ``text``."""
+def _innermost_step(text: str, steps: tuple[ErrorStep, ...]) -> str | None:
+    """The service of the last (innermost) handler step named in ``text``, among the
+    system's error steps (``System.error_steps``)."""
     best, where = None, -1
-    for pattern, service in _STEPS:
-        for match in pattern.finditer(text):
+    for step in steps:
+        for match in step.pattern.finditer(text):
             if match.start() > where:
-                best, where = service, match.start()
+                best, where = step.service, match.start()
     return best
 
 

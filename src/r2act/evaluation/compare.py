@@ -69,7 +69,9 @@ class _Model(BaseModel):
 class StratumDifference(_Model):
     """Δ_s for one stratum, with its CI and what it means for A."""
 
-    stratum: str = Field(description="Stratum value, e.g. 'dns_fault' or 'cartservice'.")
+    stratum: str = Field(
+        description="Stratum value (a fault type, service or system), e.g. 'dns_fault'."
+    )
     delta: Estimate = Field(description="Mean paired difference A − B with its 95% CI.")
     outcome: Outcome = Field(description="won / tied / lost for A by the sign of Δ_s.")
     small_n: bool = Field(

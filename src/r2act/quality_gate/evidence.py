@@ -28,7 +28,7 @@ from r2act.systems.locust import AGGREGATED_ROW_START, FAILS_CELL, LAST_RATE, RE
 ERROR_LINE = r"(?i)error|exception|fail|fatal|panic|refused|unavailable|timeout|timed out"
 """A log line that reports something going wrong, across the services' log formats."""
 TOOK_MS = r'took_ms\\?"\s*:\s*(?P<ms>[0-9]+(?:\.[0-9]+)?)'
-"""A request latency in a log line: the Go frontend's ``http.resp.took_ms`` field."""
+"""A request latency in a log line: the entry point's access-log ``http.resp.took_ms`` field."""
 
 
 @dataclass(frozen=True)

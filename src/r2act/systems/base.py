@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from r2act.schema import CHAOS_KIND, FaultType, Topology
+from r2act.systems.policy import RecoveryRules
+from r2act.systems.steps import ErrorStep
 from r2act.systems.texts import Text
 
 
@@ -72,6 +74,13 @@ class System:
     error_backend: Callable[[str], str | None] = field(default=lambda _error: None)
     """The backend an entry point's ``request error`` text names, from its outermost wrap
     (``None`` when the text names none): how a method reads which call failed."""
+    error_steps: tuple[ErrorStep, ...] = ()
+    """The steps its handlers name when they wrap a failed call's error, each with the
+    service it calls (``systems.steps``): how a log reader blames the innermost callee."""
+    recovery_rules: RecoveryRules | None = None
+    """Its recovery-policy rules (``systems.policy``): per policy, which plans recover each
+    fault type on its deployment. ``None``: only a policy that carries its own rules (the
+    paper's Table II) can label its incidents."""
 
     @property
     def fault_types(self) -> tuple[FaultType, ...]:

@@ -94,14 +94,13 @@ def test_mechanics_policy_follows_the_contract_table() -> None:
         ],
     }
     for fault_type, rules in expected.items():
-        got = [(r.operation, r.role) for r in MECHANICS_POLICY.rules_for(fault_type)]
+        got = [
+            (r.operation, r.role) for r in MECHANICS_POLICY.rules_for(fault_type, ONLINE_BOUTIQUE)
+        ]
         assert got == rules, fault_type
-    assert MECHANICS_POLICY.rules_for(FaultType.HTTP_ABORT) == MECHANICS_POLICY.rules_for(
-        FaultType.HTTP_ERROR
-    )
-    assert MECHANICS_POLICY.rules_for(FaultType.DNS_RANDOM) == MECHANICS_POLICY.rules_for(
-        FaultType.DNS_FAULT
-    )
+    table = MECHANICS_POLICY.table(ONLINE_BOUTIQUE)
+    assert table[FaultType.HTTP_ABORT] == table[FaultType.HTTP_ERROR]
+    assert table[FaultType.DNS_RANDOM] == table[FaultType.DNS_FAULT]
 
 
 def test_scale_out_recovers_cpu_only_where_every_request_opens_a_new_connection() -> None:
@@ -132,8 +131,8 @@ def test_paper_policy_keeps_table_ii() -> None:
         FaultType.DNS_RANDOM: Operation.REPAIR_DEPENDENCY,
     }
     for fault_type, operation in expected.items():
-        assert PAPER_POLICY.operation_for(fault_type) == operation
-        assert len(PAPER_POLICY.rules_for(fault_type)) == 1
+        assert PAPER_POLICY.operation_for(fault_type, ONLINE_BOUTIQUE) == operation
+        assert len(PAPER_POLICY.rules_for(fault_type, ONLINE_BOUTIQUE)) == 1
 
 
 def test_memory_bounds_run_from_the_working_set_with_headroom_to_four_times_the_limit() -> None:
@@ -155,7 +154,9 @@ def test_older_policies_keep_their_manifest_memory_bounds() -> None:
         bounds = policy.memory_bounds(cart)
         assert (bounds.lowest, bounds.highest, bounds.working_set) == (128 * MI + 1, 512 * MI, None)
     v2 = policy_named("r2act-mechanics/2")
-    assert [r.role for r in v2.rules_for(FaultType.DNS_FAULT)] == [Role.PRIMARY_CALLER] * 2
+    assert [r.role for r in v2.rules_for(FaultType.DNS_FAULT, ONLINE_BOUTIQUE)] == [
+        Role.PRIMARY_CALLER
+    ] * 2
 
 
 def _release_env(reference: Path) -> dict[str, dict[str, str]]:

@@ -3,6 +3,8 @@
 - ``topology``: deployments, call graph, routes and load model of the release manifests,
   and the frontend's error wraps (which backend a failed request names);
 - ``catalogue``: the realizable (service, fault type) cells, with their evidence;
+- ``policy``: its recovery-policy rules (which plans recover each fault type there);
+- ``steps``: the steps its handlers name when they wrap a failed call's error;
 - its install files are in ``deploy/`` (kind cluster, the load generator's locustfile);
   the texts the simulator renders for it are still in ``cluster/sim`` (``docs/systems.md``
   says what moves next).
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 from r2act.systems.base import System
 from r2act.systems.onlineboutique.catalogue import CELLS
+from r2act.systems.onlineboutique.policy import RULES
+from r2act.systems.onlineboutique.steps import ERROR_STEPS
 from r2act.systems.onlineboutique.texts import TEXTS
 from r2act.systems.onlineboutique.topology import (
     FRONTEND_STEP_BACKENDS,
@@ -37,6 +41,8 @@ SYSTEM = System(
     service_ms=SERVICE_MS,
     texts=TEXTS,
     error_backend=frontend_error_backend,
+    error_steps=ERROR_STEPS,
+    recovery_rules=RULES,
 )
 """Online Boutique as r2act benchmarks it."""
 
