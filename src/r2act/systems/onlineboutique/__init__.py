@@ -2,16 +2,23 @@
 
 - ``topology``: deployments, call graph, routes and load model of the release manifests,
   and the frontend's error wraps (which backend a failed request names);
+- ``traffic``: the handlers' call patterns, per-call costs and the users' think time;
 - ``catalogue``: the realizable (service, fault type) cells, with their evidence;
-- its install files are in ``deploy/`` (kind cluster, the load generator's locustfile);
-  the texts the simulator renders for it are still in ``cluster/sim`` (``docs/systems.md``
-  says what moves next).
+- ``texts``: every line its services print, with the upstream line it reproduces;
+- ``renderers`` (``render_frontend``, ``render_backend``, ``render_startup``, ``errors``):
+  what each service prints per request, call, failed call and start, in its own format;
+- ``runtime``: images, start-up times, probe cadence and shell-less images per service;
+- ``shop``: its catalogue's ids, currencies, and the forms the health oracle posts;
+- its install files are in ``deploy/`` (kind cluster, the load generator's locustfile).
 """
 
 from __future__ import annotations
 
 from r2act.systems.base import System
 from r2act.systems.onlineboutique.catalogue import CELLS
+from r2act.systems.onlineboutique.renderers import RENDERERS
+from r2act.systems.onlineboutique.runtime import IMAGES, NO_SHELL, PROBES, STARTUP_S
+from r2act.systems.onlineboutique.shop import PROBE_FORMS, PRODUCTS
 from r2act.systems.onlineboutique.texts import TEXTS
 from r2act.systems.onlineboutique.topology import (
     FRONTEND_STEP_BACKENDS,
@@ -36,6 +43,13 @@ SYSTEM = System(
     route_calls=ROUTE_CALLS,
     service_ms=SERVICE_MS,
     texts=TEXTS,
+    renderers=RENDERERS,
+    images=IMAGES,
+    startup_s=STARTUP_S,
+    probes=PROBES,
+    no_shell=NO_SHELL,
+    path_ids=PRODUCTS,
+    probe_forms=PROBE_FORMS,
     error_backend=frontend_error_backend,
 )
 """Online Boutique as r2act benchmarks it."""
