@@ -89,11 +89,11 @@ class PodLogger:
     ) -> Sized | None:
         """Request renderers are built once per pod and key (templates are the costly part)."""
         key = (method, path, extra_ms, error)
-        if key in self._renderers:
-            return self._renderers[key]
-        if len(self._renderers) > 2048:
-            self._renderers.clear()
-        found = self._renderers[key] = self._request(self, method, path, extra_ms, error)
+        found = self._renderers.get(key)
+        if found is None and key not in self._renderers:
+            if len(self._renderers) > 2048:
+                self._renderers.clear()
+            found = self._renderers[key] = self._request(self, method, path, extra_ms, error)
         return found
 
     def _backend_memo(self, callee: str | None, what: str) -> Sized | None:
@@ -164,9 +164,8 @@ class PodLogger:
         for (callee, kind), rate in scene.call_errors.get(self.app, {}).items():
             if rate > 0:
                 key = (callee, kind)
-                if key in self._warnings:
-                    warn = self._warnings[key]
-                else:
+                warn = self._warnings.get(key)
+                if warn is None and key not in self._warnings:
                     warn = self._warnings[key] = self._tolerated(self, callee, kind)
                 if warn is not None:
                     kinds.append((rate * share * scale, 1, warn))
