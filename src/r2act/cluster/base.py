@@ -95,7 +95,7 @@ class Cluster(Protocol):
         ...
 
     def preflight(self, metric_queries: Mapping[str, str]) -> PreflightReport:
-        """Check deployments, frontend health, leftovers and metrics before injecting."""
+        """Check deployments, entry-point health, leftovers and metrics before injecting."""
         ...
 
     def inject(self, chaos: ChaosObject) -> ChaosRef:

@@ -2,7 +2,8 @@
 
 The simulated cluster and the Kubernetes adapter judge health by this definition only, so
 a replay verdict means the same on both. A probe round sends one request per entry-point
-route (the path made concrete, POSTs with a valid form, a fresh connection each time, no
+route (the path made concrete with the system's first ``path_ids`` value, POSTs with the
+form its handler validates, ``System.probe_forms``; a fresh connection each time, no
 session cookie, redirects not followed) plus the health endpoint. A request succeeds when
 it answers below 400 within ``LATENCY_BUDGET_MS``; the system is healthy when the health
 endpoint answers, every deployment has its desired replicas available and the share of
@@ -24,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from r2act.schema import HealthReport, Topology
+from r2act.systems import system_of
 
 LATENCY_BUDGET_MS = 200.0
 """A page slower than this fails its probe (Online Boutique pages answer in tens of ms)."""
@@ -31,26 +33,6 @@ LATENCY_SPREAD = 0.35
 """Log-normal sigma of a page's latency around its mean (as the simulator renders it)."""
 PAGE_FAILURE_LIMIT = 0.5
 """A route whose probe fails at least this often counts as a failing page."""
-PRODUCT_ID = "OLJCESPC7Z"
-"""A product of the shipped catalog (productcatalogservice/products.json)."""
-
-_FORMS: dict[str, tuple[tuple[str, str], ...]] = {
-    "POST /setCurrency": (("currency_code", "EUR"),),
-    "POST /cart": (("product_id", PRODUCT_ID), ("quantity", "1")),
-    "POST /cart/checkout": (
-        ("email", "probe@example.com"),
-        ("street_address", "1600 Amphitheatre Parkway"),
-        ("zip_code", "94043"),
-        ("city", "Mountain View"),
-        ("state", "CA"),
-        ("country", "United States"),
-        ("credit_card_number", "4432801561520454"),
-        ("credit_card_expiration_month", "1"),
-        ("credit_card_expiration_year", "2039"),
-        ("credit_card_cvv", "672"),
-    ),
-}
-"""Form fields each POST handler validates (frontend/handlers.go, validator.go)."""
 
 
 @dataclass(frozen=True)
@@ -65,10 +47,12 @@ class Probe:
 
 def probes(topology: Topology) -> list[Probe]:
     """One probe per entry-point route, in the topology's order."""
+    system = system_of(topology)
+    forms, ids = system.probe_forms, system.path_ids
     out = []
     for route in topology.routes:
-        path = route.path.replace("*", PRODUCT_ID)
-        out.append(Probe(route.scope, route.method, path, _FORMS.get(route.scope, ())))
+        path = route.path.replace("*", ids[0]) if ids else route.path
+        out.append(Probe(route.scope, route.method, path, forms.get(route.scope, ())))
     return out
 
 

@@ -3,7 +3,7 @@
 This registry is the one place that imports a concrete system (``systems/<name>/``); every
 other package looks a system up here by name (``get_system``), so the engine and the
 offline stages name no application (an import-linter contract and
-``tests/unit/systems/test_service_names.py`` hold that).
+``tests/unit/systems/test_systems.py`` hold that).
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ def get_system(name: str) -> System:
 
 def system_of(topology: Topology) -> System:
     """The installed system of this topology (by its ``system`` name); for a topology of no
-    installed system (a test's toy system), one with no load model of its own: each route
-    calls its services once and every call costs the engine's default."""
+    installed system (a test's toy system), one with nothing of its own: each route calls
+    its services once, every call costs the engine's default, its services print nothing
+    (``render.Renderers``' defaults) and every runtime fact is the engine's default."""
     known = INSTALLED.get(topology.system)
     return known if known is not None else _toy(topology)
 

@@ -2,8 +2,9 @@
 
 r2act is a framework for recovery benchmarks; an application is a plugin. Everything true of
 one application alone (its pinned version, the upstream manifests it follows, its topology,
-routes and load model, its texts, its fault catalogue with per-cell evidence, where its
-``deploy/`` files are) is declared by one :class:`System` in its own package, and the
+routes and load model, its texts and the renderers that print them, its per-service
+runtime facts, its fault catalogue with per-cell evidence, where its ``deploy/`` files
+are) is declared by one :class:`System` in its own package, and the
 engine (``cluster/sim``), the collector and the offline stages read it from here, by the
 name a campaign manifest gives (``system:``), through the registry in ``r2act.systems``.
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from r2act.schema import CHAOS_KIND, FaultType, Topology
 from r2act.systems.policy import RecoveryRules
 from r2act.systems.steps import ErrorStep
+from r2act.systems.render import Renderers
 from r2act.systems.texts import Text
 
 
@@ -71,6 +73,27 @@ class System:
     texts: tuple[Text, ...] = ()
     """Every log, event and error template of its own services, with upstream citations
     (the engine's texts, Kubernetes', Chaos Mesh's and the runtimes', are not here)."""
+    renderers: Renderers = field(default_factory=Renderers)
+    """What its services print per call, failed call, request, start and health check
+    (``systems.render``; by default they print nothing)."""
+    images: Mapping[str, str] = field(default_factory=dict)
+    """Per deployment, the image the kubelet's events and cAdvisor's series name, where it
+    is not the topology's template image."""
+    startup_s: Mapping[str, float] = field(default_factory=dict)
+    """Per deployment, seconds from a new pod's creation until it is ready (its probes'
+    initial delay and its start-up); the engine's default for the others."""
+    probes: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    """Per deployment with probes: (readiness period, liveness period, readiness initial
+    delay) in seconds, from its manifests (the kubelet's cadence of probe events)."""
+    no_shell: Mapping[str, str] = field(default_factory=dict)
+    """Deployments whose image has no shell, with why: Chaos Mesh's daemon cannot rewrite
+    their ``resolv.conf``, so DNSChaos fails to apply there."""
+    path_ids: tuple[str, ...] = ()
+    """The values a route's ``*`` takes (a catalogue's ids): the load generator spreads its
+    requests over them, the health oracle probes the first."""
+    probe_forms: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    """Per POST route scope, the form fields the health oracle sends (what its handler
+    validates)."""
     error_backend: Callable[[str], str | None] = field(default=lambda _error: None)
     """The backend an entry point's ``request error`` text names, from its outermost wrap
     (``None`` when the text names none): how a method reads which call failed."""

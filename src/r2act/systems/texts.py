@@ -9,8 +9,10 @@ templates. Texts of software that is not in the reference folder carry an ``ext:
 sources"), which the conformance test checks them against.
 
 An application's own texts live in its package (``systems/<name>/texts.py``, the
-``System.texts`` field); the engine's (Kubernetes, Chaos Mesh, Locust, language runtimes)
-in ``cluster/sim/texts.py``, which joins them into one table.
+``System.texts`` field); the runtimes' that a system's renderers compose and the engine
+prints too (grpc-go, Go's net package) in ``systems/runtime_texts.py``; the engine's own
+(Kubernetes, Chaos Mesh, Locust, Redis) in ``cluster/sim/texts.py``, which joins them all
+into one table.
 """
 
 from __future__ import annotations

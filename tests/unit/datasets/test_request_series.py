@@ -155,9 +155,10 @@ def test_the_frontends_wrap_names_the_backend_when_the_grpc_error_names_only_an_
 
 def test_every_wrap_the_simulator_renders_maps_back_to_the_backend_that_failed() -> None:
     # systems.onlineboutique holds the wrap -> backend table the derivation reads; the
-    # simulator's renderer holds the page -> backend -> wrap table: they must agree.
-    from r2act.cluster.sim.errtexts import FRONTEND_STEPS, frontend_error
+    # frontend's renderer (its errors module) holds the page -> backend -> wrap table: they
+    # must agree.
     from r2act.systems.onlineboutique import frontend_error_backend
+    from r2act.systems.onlineboutique.errors import FRONTEND_STEPS, frontend_error
 
     pairs = [(scope, backend) for scope, steps in FRONTEND_STEPS.items() for backend, _ in steps]
     assert len(pairs) > 10

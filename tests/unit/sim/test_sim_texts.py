@@ -222,8 +222,9 @@ def test_probe_cadence_is_the_release_manifests(reference_dir: Path) -> None:
     """Probe periods and delays per app are those of the release manifest (default 10 s)."""
     import yaml
 
-    from r2act.cluster.sim.kubetexts import PROBES
+    from r2act.systems import get_system
 
+    probes = get_system("onlineboutique").probes
     manifest = reference_dir / "online-boutique" / "kubernetes-manifests.yaml"
     found: dict[str, tuple[float, float, float]] = {}
     for doc in yaml.safe_load_all(manifest.read_text(encoding="utf-8")):
@@ -239,7 +240,7 @@ def test_probe_cadence_is_the_release_manifests(reference_dir: Path) -> None:
             float(ready.get("initialDelaySeconds", 0)),
         )
         assert ready.get("timeoutSeconds", 1) == live.get("timeoutSeconds", 1) == 1
-    assert found == PROBES
+    assert found == probes
 
 
 def test_deadlines_show_only_where_the_code_sets_one(smoke_run: Path) -> None:

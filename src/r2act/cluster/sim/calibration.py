@@ -9,6 +9,7 @@ proportional to the request rate; ``volume`` on the cluster scales it further.
 
 from __future__ import annotations
 
+from r2act.cluster.sim.identity import pod_facts
 from r2act.cluster.sim.podlogs import PodLogger
 from r2act.cluster.sim.scene import build_scene
 from r2act.cluster.sim.state import fresh_state
@@ -34,7 +35,7 @@ def log_scale(topology: Topology) -> float:
 
 def _compute(topology: Topology) -> float:
     state = fresh_state(topology, name="calibration", seed=0, namespace="default")
-    timelines = build_timelines(state, {}, 0)
+    timelines = build_timelines(state, pod_facts(topology), {}, 0)
     scene = build_scene(topology, timelines, state.now, CALIBRATION_USERS)
     fixed = variable = 0.0
     for line in timelines.values():

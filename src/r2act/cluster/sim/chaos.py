@@ -180,12 +180,13 @@ def rfc3339(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def chaos_status(rec: ChaosRec, t: float) -> ChaosStatus:
-    """The status the controller would report for ``rec`` at time ``t``."""
+def chaos_status(rec: ChaosRec, t: float, no_shell: Mapping[str, str]) -> ChaosStatus:
+    """The status the controller would report for ``rec`` at time ``t`` (``no_shell``: the
+    system's shell-less deployments, where DNSChaos fails to apply)."""
     if rec.deleted_at is not None and t >= rec.deleted_at:
         return ChaosStatus(kind=rec.kind, name=rec.name, exists=False)
     stopped = rec.expired(t)
-    records = [_record(rec, pod, t, stopped) for pod in rec.pods]
+    records = [_record(rec, pod, t, stopped, no_shell) for pod in rec.pods]
     phases = {r.phase for r in records}
     conditions = {
         "Selected": bool(records),
@@ -202,7 +203,9 @@ def chaos_status(rec: ChaosRec, t: float) -> ChaosStatus:
     )
 
 
-def _record(rec: ChaosRec, pod: str, t: float, stopped: bool) -> ChaosRecord:
+def _record(
+    rec: ChaosRec, pod: str, t: float, stopped: bool, no_shell: Mapping[str, str]
+) -> ChaosRecord:
     suffix = f"/{rec.containers[0]}" if rec.kind in CONTAINER_LEVEL and rec.containers else ""
     record_id = f"{rec.namespace}/{pod}{suffix}"
     if t < rec.applied_at:
@@ -210,7 +213,10 @@ def _record(rec: ChaosRec, pod: str, t: float, stopped: bool) -> ChaosRecord:
     applied = rfc3339(rec.applied_at)
     if rec.injection_failed:
         failure = ChaosEvent(
-            type="Failed", operation="Apply", message=apply_error(rec, pod), timestamp=applied
+            type="Failed",
+            operation="Apply",
+            message=apply_error(rec, pod, no_shell),
+            timestamp=applied,
         )
         return ChaosRecord(id=record_id, phase="Not Injected", events=[failure])
     events = [ChaosEvent(type="Succeeded", operation="Apply", timestamp=applied)]
@@ -245,18 +251,6 @@ def parse_config_fault(obj: Mapping[str, Any]) -> tuple[str, ConfigSpec]:
     return name, ConfigSpec(deployment, container, memory_limit=limit)
 
 
-DNS_INJECT_FAILURE: dict[str, str] = {
-    "frontend": "no shell in the image (gcr.io/distroless/static)",
-    "checkoutservice": "no shell in the image (gcr.io/distroless/static)",
-    "productcatalogservice": "no shell in the image (gcr.io/distroless/static)",
-    "shippingservice": "no shell in the image (gcr.io/distroless/static)",
-    "cartservice": "no shell in the image (runtime-deps noble-chiseled)",
-}
-"""Why chaos-daemon's ``sh -c "cp /etc/resolv.conf ..."`` (dns_server.go L57, L74) fails in
-each Online Boutique caller; every other container has a shell but a read-only root
-(``readOnlyRootFilesystem: true`` in the release manifest), so the backup copy under /etc
-fails instead."""
-
 READ_ONLY_ETC = T("cm.daemon_error")(
     "exit status 1", T("busybox.cp_create")("/etc/resolv.conf.chaos.bak")
 )
@@ -265,18 +259,24 @@ NO_SHELL = T("cm.daemon_error")("exit status 1", T("go.exec_not_found")("sh"))
 the shell-less image makes the exec fail, busybox's cp reports the read-only /etc)."""
 
 
-def dns_injection_error(app: str, read_only_root: bool = True) -> str | None:
-    """The daemon's error when DNSChaos is applied to ``app``'s container (None: it works)."""
-    if app in DNS_INJECT_FAILURE:
+def dns_injection_error(
+    app: str, no_shell: Mapping[str, str], read_only_root: bool = True
+) -> str | None:
+    """The daemon's error when DNSChaos is applied to ``app``'s container (None: it works).
+
+    chaos-daemon backs ``/etc/resolv.conf`` up with ``sh -c "cp ..."`` (dns_server.go L57,
+    L74): in an image without a shell (``no_shell``: the system's ``System.no_shell``) the
+    exec fails; in one with a shell but a read-only root, the copy under /etc does."""
+    if app in no_shell:
         return NO_SHELL
     return READ_ONLY_ETC if read_only_root else None
 
 
-def apply_error(rec: ChaosRec, pod: str) -> str:
+def apply_error(rec: ChaosRec, pod: str, no_shell: Mapping[str, str]) -> str:
     """The error chaos-daemon returns when applying ``rec`` to ``pod`` fails."""
     if rec.kind == "DNSChaos":
         app = max((a for a in _apps(rec) if pod.startswith(f"{a}-")), key=len, default="")
-        reason = dns_injection_error(app)
+        reason = dns_injection_error(app, no_shell)
         if reason is not None:
             return T("grpc.status")("Unknown", reason)
     return T("grpc.status")("Unknown", f"{pod}: exit status 1")

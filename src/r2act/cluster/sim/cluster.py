@@ -1,4 +1,4 @@
-"""``SimulatedCluster``: the Cluster port over the seeded Online Boutique twin.
+"""``SimulatedCluster``: the Cluster port over a seeded twin of a system (``r2act.systems``).
 
 The object is a thin shell: state lives on disk (``state``), dynamics are derived from it
 (``timeline``, ``scene``), telemetry is rendered from scenes (``logs``, ``metrics``), and
@@ -31,6 +31,7 @@ from r2act.cluster.sim.calibration import log_scale
 from r2act.cluster.sim.chaos import chaos_status
 from r2act.cluster.sim.events import window_events
 from r2act.cluster.sim.glitches import Glitches
+from r2act.cluster.sim.identity import pod_facts
 from r2act.cluster.sim.lifecycle import create, creation_events, delete, incident_of
 from r2act.cluster.sim.logs import LogSource, piece_mid
 from r2act.cluster.sim.metrics import MetricSource
@@ -73,7 +74,7 @@ from r2act.schema import (
     Topology,
     memory_bytes,
 )
-from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
+from r2act.systems import DEFAULT_SYSTEM, SYSTEMS, system_of
 
 TELEMETRY_RETENTION_S = 6 * 3600.0
 """Logs and metrics older than this are gone (kubelet log rotation, a short TSDB)."""
@@ -97,7 +98,8 @@ class SimClock:
 
 
 class SimulatedCluster:
-    """A simulated Online Boutique on Kubernetes with Chaos Mesh and Prometheus.
+    """A simulated system (``topology``'s; Online Boutique by default) on Kubernetes with
+    Chaos Mesh and Prometheus.
 
     ``seed`` and ``namespace`` shape a *new* cluster; an existing one (same workspace and
     name) keeps its own seed, like a real cluster outliving a changed manifest, and refuses
@@ -129,7 +131,9 @@ class SimulatedCluster:
             loaded = fresh_state(topology, name=name, seed=seed, namespace=namespace)
             save_state(self.path, loaded)
         self._state: SimState = loaded
-        self.glitches = Glitches(glitches or GlitchRates(), loaded.seed)
+        self._facts = pod_facts(topology)
+        self._no_shell = system_of(topology).no_shell
+        self.glitches = Glitches(glitches or GlitchRates(), loaded.seed, self._no_shell)
         self.users = users
         self.error_rate_threshold = error_rate_threshold
         scale = log_scale(topology) * volume
@@ -171,7 +175,7 @@ class SimulatedCluster:
         """Pod timelines of the current history (cached until the next change)."""
         if self._timelines is None:
             self._timelines = build_timelines(
-                self._state, self._requests, self._state.seed, self._working_sets
+                self._state, self._facts, self._requests, self._state.seed, self._working_sets
             )
             self._cuts = change_points(self._timelines)
         return self._timelines
@@ -220,7 +224,7 @@ class SimulatedCluster:
         return f"sim:{self._state.name}:seed={self._state.seed}"
 
     def preflight(self, metric_queries: Mapping[str, str]) -> PreflightReport:
-        """Deployments ready, frontend healthy, leftovers, metrics reachable."""
+        """Deployments ready, entry point healthy, leftovers, metrics reachable."""
         self._call("preflight")
         health = self.health_now()
         return PreflightReport(
@@ -240,7 +244,7 @@ class SimulatedCluster:
         else:
             rec, fault = create(self._state, self.topology, chaos)
             self.glitches.decide(rec, fault)
-            creation_events(self._state, rec)
+            creation_events(self._state, rec, self._no_shell)
         self._changed()
         return ChaosRef(
             kind=rec.kind,
@@ -258,7 +262,7 @@ class SimulatedCluster:
             return ChaosStatus(kind=ref.kind, name=ref.name, exists=False)
         if rec.kind == CONFIG_FAULT_KIND:
             return configfault.status(self._state, rec)
-        return chaos_status(rec, self._state.now)
+        return chaos_status(rec, self._state.now, self._no_shell)
 
     def _find(self, ref: ChaosRef) -> ChaosRec | None:
         return self._state.live_chaos(ref.kind, ref.name)
@@ -347,7 +351,7 @@ class SimulatedCluster:
         )
 
     def health(self) -> HealthReport:
-        """Probe the frontend, deployments and the users' error rate now."""
+        """Probe the entry point, deployments and the users' error rate now."""
         self._call("health")
         return self.health_now()
 

@@ -12,18 +12,15 @@ records after writing the object.
 
 from __future__ import annotations
 
+from r2act.cluster.sim.identity import PodFacts
 from r2act.cluster.sim.kubetexts import AFTER, SOURCES, kubelet_message, record_id, updated
 from r2act.cluster.sim.state import ChaosRec, SimState
 from r2act.cluster.sim.texts import T
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.schema import KubeEvent, TimeWindow
-from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
 
 CHAOS_SOURCE = "chaos-controller-manager"
 """The source the mechanics (``lifecycle``) record chaos events under; rendered per controller."""
-
-_DEFAULT = SYSTEMS[DEFAULT_SYSTEM]
-"""The simulated system's topology (the engine renders the default system; see docs/systems.md)."""
 
 
 def event(
@@ -56,19 +53,18 @@ def window_events(
     """Events last seen in ``start <= ts <= end``, repeats merged, oldest first."""
     start, end = window
     chaos = {rec.name: rec for rec in state.chaos}
-    apps = {pod.name: pod.app for pod in state.pods}
+    facts = {line.pod.name: line.facts for line in timelines.values()}
     out: list[KubeEvent] = []
     for e in state.events:
         if start <= e.ts <= end:
-            out.extend(_render(e, chaos, apps, state.namespace))
+            out.extend(_render(e, chaos, facts, state.namespace))
     for line in timelines.values():
-        pod, app = line.pod.name, line.pod.app
-        container = _container(app)
+        pod = line.pod.name
         for ts, kind, reason, message in line.events:
             if not start <= ts <= end:
                 continue
             text = kubelet_message(
-                reason, message, pod=pod, app=app, container=container, namespace=state.namespace
+                reason, message, pod=pod, facts=line.facts, namespace=state.namespace
             )
             if text is None:
                 continue
@@ -87,27 +83,17 @@ def window_events(
     return aggregate(_once(out))
 
 
-def _container(app: str) -> str:
-    names = _DEFAULT.names
-    return _DEFAULT.deployment(app).main.name if app in names else "server"
-
-
 def _render(
-    e: KubeEvent, chaos: dict[str, ChaosRec], apps: dict[str, str], namespace: str
+    e: KubeEvent, chaos: dict[str, ChaosRec], facts: dict[str, PodFacts], namespace: str
 ) -> list[KubeEvent]:
-    """A stored event as its recorder prints it, with the events recorded beside it."""
+    """A stored event as its recorder prints it, with the events recorded beside it
+    (``facts``: per pod, its deployment's)."""
     if e.source == CHAOS_SOURCE:
         return _chaos(e, chaos.get(e.object_name))
     out: list[KubeEvent] = []
-    if e.object_kind == "Pod" and e.source == "kubelet" and e.object_name in apps:
-        app = apps[e.object_name]
+    if e.object_kind == "Pod" and e.source == "kubelet" and e.object_name in facts:
         text = kubelet_message(
-            e.reason,
-            e.message,
-            pod=e.object_name,
-            app=app,
-            container=_container(app),
-            namespace=namespace,
+            e.reason, e.message, pod=e.object_name, facts=facts[e.object_name], namespace=namespace
         )
         if text is None:
             return []

@@ -8,6 +8,8 @@ so that a paper-scale campaign leaves an audit trail of rejected incidents.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from r2act.campaigns import GlitchRates
 from r2act.cluster.sim.chaos import Fault, dns_injection_error
 from r2act.cluster.sim.seeding import between, unit
@@ -32,8 +34,10 @@ healthy system instead of failing its preflight too."""
 class Glitches:
     """Seeded glitch decisions for one simulated cluster."""
 
-    def __init__(self, rates: GlitchRates, seed: int) -> None:
+    def __init__(self, rates: GlitchRates, seed: int, no_shell: Mapping[str, str]) -> None:
         self.rates, self.seed = rates, seed
+        self.no_shell = no_shell
+        """The system's shell-less deployments (``System.no_shell``): DNSChaos fails there."""
 
     def check_call(self, operation: str, call: int, incident: str | None) -> None:
         """Raise the configured API failures for this call, if any."""
@@ -53,7 +57,9 @@ class Glitches:
         """Fill in the object's glitch decisions and healing time."""
         key = (rec.name, rec.created_at)
         rec.injection_failed = unit(self.seed, "inject", *key) < self.rates.injection_failure
-        if fault.effect == "dns" and any(dns_injection_error(app) for app in fault.apps):
+        if fault.effect == "dns" and any(
+            dns_injection_error(app, self.no_shell) for app in fault.apps
+        ):
             rec.injection_failed = True  # the daemon cannot rewrite resolv.conf there
         if unit(self.seed, "gap", *key) < self.rates.metric_gap:
             start = rec.applied_at + between(self.seed, 10.0, 50.0, "gap-start", *key)

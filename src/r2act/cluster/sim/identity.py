@@ -3,24 +3,25 @@
 The kubelet names a pod's UID in its BackOff events and kube-state-metrics labels pod
 series with ``uid``; probes and clients print pod and ClusterIP addresses. These are pure
 functions of the pod or service name, so every text and series that shows one agrees
-with every other, and a run is reproducible without storing them.
+with every other, and a run is reproducible without storing them. (A service's ClusterIP
+is ``systems.render.cluster_ip``: a system's client errors print it too.)
+
+``PodFacts`` gathers, per deployment, what the kubelet knows of its pods beyond the
+state: the main container, the image it reports, the probe handler, port and cadence,
+read from the topology and its system once per cluster.
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from functools import lru_cache
 
-from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
+from r2act.schema import Topology
+from r2act.systems import system_of
 
-REGISTRY = "us-central1-docker.pkg.dev/google-samples/microservices-demo/"
-"""Where the release manifest pulls Online Boutique's images from."""
-VERSION = "v0.10.6"
 PAUSE_IMAGE = "gcr.io/google-containers/pause:latest"
 """The image Chaos Mesh's pod-failure swaps in (chart default)."""
-
-_DEFAULT = SYSTEMS[DEFAULT_SYSTEM]
-"""The simulated system's topology (the engine renders the default system; see docs/systems.md)."""
 
 
 def _digest(*parts: str) -> bytes:
@@ -41,26 +42,45 @@ def pod_ip(pod: str) -> str:
     return f"10.244.0.{2 + d[0] % 250}"
 
 
-@lru_cache(maxsize=256)
-def cluster_ip(service: str) -> str:
-    """spec.clusterIP of ``service`` in kind's service network (10.96.0.0/16)."""
-    d = _digest("clusterip", service)
-    return f"10.96.{d[0] % 250 + 1}.{d[1] % 250 + 2}"
-
-
 def container_id(seed: int, pod: str, instance: int | str) -> str:
     """containerd's 64-hex id of one container instance (or ``"sandbox"``) of ``pod``."""
     return _digest("container", str(seed), pod, str(instance)).hex()
 
 
-def image(app: str) -> str:
-    """The main container's image as the release manifest names it."""
-    if app == "redis-cart":
-        return "redis:alpine"
-    return f"{REGISTRY}{app}:{VERSION}"
+@dataclass(frozen=True)
+class PodFacts:
+    """What the kubelet knows of one deployment's pods that the state does not keep."""
+
+    container: str
+    """The main container's name."""
+    image: str
+    """The image the kubelet's events and cAdvisor's series name."""
+    probe: str
+    """The probe handler: ``http``, ``tcp`` or ``grpc`` (the default for a server)."""
+    port: int
+    """The main container's port, which probes hit (0: none)."""
+    health_path: str
+    """The path an HTTP probe gets (the entry point's health endpoint)."""
+    readiness_s: float
+    """The readiness probe's period (0: the deployment has no probes)."""
+    liveness_s: float
+    """The liveness probe's period (0: the deployment has no probes)."""
 
 
-PORTS: dict[str, int] = {d.name: d.service_port or 0 for d in _DEFAULT.deployments}
-"""Service port per deployment (what clients dial)."""
-CONTAINER_PORTS: dict[str, int] = {d.name: d.main.port or 0 for d in _DEFAULT.deployments}
-"""Main container port per deployment (what probes hit)."""
+def pod_facts(topology: Topology) -> dict[str, PodFacts]:
+    """``PodFacts`` of every deployment of ``topology``, by name."""
+    system = system_of(topology)
+    facts: dict[str, PodFacts] = {}
+    for spec in topology.deployments:
+        main = spec.main
+        readiness, liveness, _ = system.probes.get(spec.name, (0.0, 0.0, 0.0))
+        facts[spec.name] = PodFacts(
+            container=main.name,
+            image=system.images.get(spec.name, main.image),
+            probe=main.probe or "grpc",
+            port=main.port or 0,
+            health_path=topology.health_path,
+            readiness_s=readiness,
+            liveness_s=liveness,
+        )
+    return facts

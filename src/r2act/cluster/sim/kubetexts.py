@@ -16,25 +16,21 @@ delays the TCP handshake (gRPC probes then fail to connect, not in the RPC).
 
 from __future__ import annotations
 
-from r2act.cluster.sim.identity import CONTAINER_PORTS, PAUSE_IMAGE, image, pod_ip, pod_uid
+from r2act.cluster.sim.identity import PAUSE_IMAGE, PodFacts, pod_ip, pod_uid
 from r2act.cluster.sim.texts import T
 
-PROBE_KIND: dict[str, str] = {"frontend": "http", "redis-cart": "tcp"}
-"""Probe handler per app in the release manifest (every other server: grpc)."""
 OOM_SOURCES = frozenset({"OOMKilling"})
 """Reasons only node-problem-detector records (about the Node); deploy/kind installs none."""
 
 
-def probe_output(app: str, pod: str, how: str) -> str:
+def probe_output(facts: PodFacts, pod: str, how: str) -> str:
     """The prober's output for a failed probe of ``pod`` (``how``: down, slow, connect)."""
-    ip, port = pod_ip(pod), CONTAINER_PORTS.get(app, 0)
-    kind = PROBE_KIND.get(app, "grpc")
-    addr = f"{ip}:{port}"
-    if kind == "http":
+    addr = f"{pod_ip(pod)}:{facts.port}"
+    if facts.probe == "http":
         if how == "down":
             return T("k8s.http_get")(addr, T("go.refused")(addr))
         return T("k8s.http_get")(addr, T("k8s.http_timeout")())
-    if kind == "tcp":
+    if facts.probe == "tcp":
         return T("k8s.tcp_refused")(addr) if how == "down" else T("go.io_timeout")(addr)
     if how == "slow":
         return T("k8s.grpc_rpc")()
@@ -54,14 +50,15 @@ def _how(message: str) -> str:
 
 
 def kubelet_message(
-    reason: str, message: str, *, pod: str, app: str, container: str, namespace: str
+    reason: str, message: str, *, pod: str, facts: PodFacts, namespace: str
 ) -> str | None:
-    """The kubelet's text for an event the mechanics recorded; None if no component on the
-    test bed would record it."""
+    """The kubelet's text for an event the mechanics recorded about ``pod`` (of a deployment
+    with ``facts``); None if no component on the test bed would record it."""
     if reason in OOM_SOURCES:
         return None
+    container = facts.container
     if reason == "Pulled":
-        return T("k8s.pulled")(PAUSE_IMAGE if "pause" in message else image(app))
+        return T("k8s.pulled")(PAUSE_IMAGE if "pause" in message else facts.image)
     if reason == "Created":
         return T("k8s.created")(container)
     if reason == "Started":
@@ -76,7 +73,7 @@ def kubelet_message(
         return T("k8s.stopping")(container)
     if reason == "Unhealthy":
         probe = "Liveness" if message.startswith("Liveness") else "Readiness"
-        return T("k8s.probe_failed")(probe, probe_output(app, pod, _how(message)))
+        return T("k8s.probe_failed")(probe, probe_output(facts, pod, _how(message)))
     return message
 
 
@@ -123,29 +120,7 @@ AFTER: dict[str, str] = {
 
 # --- probe cadence -------------------------------------------------------------------
 
-PROBES: dict[str, tuple[float, float, float]] = {
-    "frontend": (10.0, 10.0, 10.0),
-    "adservice": (15.0, 15.0, 20.0),
-    "currencyservice": (10.0, 10.0, 0.0),
-    "cartservice": (10.0, 10.0, 15.0),
-    "redis-cart": (5.0, 5.0, 0.0),
-    "recommendationservice": (5.0, 5.0, 0.0),
-    "checkoutservice": (10.0, 10.0, 0.0),
-    "emailservice": (5.0, 5.0, 0.0),
-    "paymentservice": (10.0, 10.0, 0.0),
-    "shippingservice": (5.0, 10.0, 0.0),
-    "productcatalogservice": (10.0, 10.0, 0.0),
-}
-"""(readiness period, liveness period, readiness initial delay) in seconds per app, from
-the release manifest (``online-boutique/kubernetes-manifests.yaml``; 10 s where it sets no
-``periodSeconds``). Every probe has the default 1 s timeout and failureThreshold 3, so a
-container stops being ready after 3 failed readiness periods and is restarted after 3 failed
-liveness periods. The load generator has no probes."""
 FAILURE_THRESHOLD = 3
-PROBE_TIMEOUT_S = 1.0
-
-
-def probe_periods(app: str) -> tuple[float, float]:
-    """(readiness, liveness) period of ``app``'s probes; (0, 0) when it has none."""
-    found = PROBES.get(app)
-    return (found[0], found[1]) if found is not None else (0.0, 0.0)
+"""Every probe of the systems' manifests has the default failureThreshold 3 (and 1 s
+timeout): a container stops being ready after 3 failed readiness periods and is restarted
+after 3 failed liveness periods; the periods are each system's (``System.probes``)."""

@@ -86,8 +86,9 @@ def _containers(
     return []
 
 
-def creation_events(state: SimState, rec: ChaosRec) -> None:
-    """What the controller reports after creating ``rec`` (glitch decisions taken)."""
+def creation_events(state: SimState, rec: ChaosRec, no_shell: Mapping[str, str]) -> None:
+    """What the controller reports after creating ``rec`` (glitch decisions taken;
+    ``no_shell``: the system's shell-less deployments, where DNSChaos fails to apply)."""
     about = (rec.kind, rec.name)
     event(
         state,
@@ -130,7 +131,7 @@ def creation_events(state: SimState, rec: ChaosRec) -> None:
                     rec.applied_at + delay,
                     "Failed",
                     about,
-                    T("cm.failed")("apply chaos", apply_error(rec, pod)),
+                    T("cm.failed")("apply chaos", apply_error(rec, pod, no_shell)),
                     source=SOURCE,
                     warning=True,
                 )

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 from itertools import accumulate, pairwise
 from operator import itemgetter
 
+from r2act.cluster.sim.loadgen import locust_table
 from r2act.cluster.sim.podlogs import PodLogger
-from r2act.cluster.sim.podlogs_backend import locust_table, startup_lines
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
@@ -121,7 +121,7 @@ class LogSource:
             for ts in times:
                 renders[bisect_right(cum, rand() * total)](ts, r, out)
         for ts in _starts(line, lo, hi):
-            startup_lines(logger, ts, out)
+            logger.startup(ts, out)
         if line.pod.app == self.topology.load_generator:
             first = math.ceil(lo / LOCUST_PERIOD_S)
             last = math.ceil(hi / LOCUST_PERIOD_S)

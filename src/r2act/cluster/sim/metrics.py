@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from r2act.cluster.sim.identity import PAUSE_IMAGE, container_id, image, pod_uid
+from r2act.cluster.sim.identity import PAUSE_IMAGE, container_id, pod_uid
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
@@ -204,7 +204,7 @@ class MetricSource:
         return out
 
     def _image(self, line: PodTimeline, t: float) -> str:
-        return PAUSE_IMAGE if line.paused(t) else image(line.pod.app)
+        return PAUSE_IMAGE if line.paused(t) else line.facts.image
 
     def _labels(self, metric: str, line: PodTimeline, t: float, instance: int) -> dict[str, str]:
         """A pod's labels for ``metric``: cAdvisor's per container instance, KSM's per pod."""

@@ -1,8 +1,8 @@
 """Which pod each client's connection is pinned to, and so how a service's load spreads.
 
-Online Boutique's gRPC clients dial one ClusterIP name with no balancer configuration
-(``grpc.NewClient(addr)`` in ``frontend/main.go`` L225-235, the same in checkout; the Python
-and Node clients likewise open one channel): kube-proxy picks one ready endpoint when the
+A gRPC client dials one ClusterIP name with no balancer configuration (Online Boutique's Go
+clients: ``grpc.NewClient(addr)`` in its entry point's ``main.go`` L225-235; its Python and
+Node clients likewise open one channel): kube-proxy picks one ready endpoint when the
 HTTP/2 connection is opened and every later call of that client goes to that pod. A
 connection is re-opened only when it breaks: the pod is deleted or its container restarts
 (or the client's own container restarts). Hence replicas added later receive no traffic

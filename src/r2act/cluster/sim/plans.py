@@ -8,7 +8,7 @@ clients never reach (pinned connections, ``pinning``). ``repair_dependency(C, S:
 sets C's address variable for S back to the release manifest's value (a rollout of C);
 ``rollback_deployment`` rolls the previous template out again; ``increase_memory_limit``
 patches the limit (a rollout). ``rollback_config`` deletes the HTTPChaos rule its scope
-names, only when the rule selects the target's pods (the frontend's): a backend on the
+names, only when the rule selects the target's pods (the entry point's): a backend on the
 route holds no rule. A rollout whose new pods never become ready (OOM at every start) is
 stuck: the old pods keep serving, as with the Deployment's default RollingUpdate
 (maxUnavailable 25% rounds down to 0 for one replica). Each function returns the
@@ -37,16 +37,19 @@ from r2act.schema import (
     format_mebibytes,
     memory_bytes,
 )
+from r2act.systems import system_of
 
-STARTUP_S = {"frontend": 10.0, "adservice": 22.0, "cartservice": 15.0, "redis-cart": 5.0}
-"""Seconds until a new pod is ready: its probes' initialDelaySeconds plus a little."""
+STARTUP_S = 6.0
+"""Seconds until a new pod is ready where its system says none (``System.startup_s``: its
+probes' initialDelaySeconds plus a little)."""
 
 
 def create_pod(state: SimState, topology: Topology, app: str, now: float) -> PodRec:
     """Schedule a pod of ``app``'s current template; it is ready after its startup time."""
     dep = state.deployments[app]
     name = new_pod_name(state, app, dep.template.revision)
-    ready = now + STARTUP_S.get(app, 6.0) + between(state.seed, 0.0, 4.0, "startup", name)
+    startup = system_of(topology).startup_s.get(app, STARTUP_S)
+    ready = now + startup + between(state.seed, 0.0, 4.0, "startup", name)
     pod = PodRec(
         name=name,
         app=app,

@@ -8,26 +8,28 @@ and the health probe always agree with each other.
 Connections are pinned (``pinning``): each gRPC client holds one HTTP/2 connection to one
 pod of a callee, so a pod's load is the share of connections it holds, not
 ``1 / replicas``; user requests are pinned the same way only when the load generator
-reuses its connections (stock Locust), and spread over the ready frontend pods when it
-opens one per request (the shipped deployment).
+reuses its connections (stock Locust), and spread over the ready entry-point pods when it
+opens one per request (Online Boutique's shipped deployment).
 
 CPU stress is a queueing effect: a stressed pod keeps ``1/rho1`` of the capacity its
 nominal traffic needs (rho1 grows with the stressor's cores), and its per-call latency is
 ``base * (K / (1 - rho) - 1)`` with rho = rho1 x load x the pod's share of connections;
-near and beyond rho = 1 the queue grows until calls take seconds. No call times out: the
-only per-call deadline in Online Boutique is the frontend's 100 ms on ads.
+near and beyond rho = 1 the queue grows until calls take seconds. A call times out only
+where its caller sets a deadline (``Call.deadline_ms``; Online Boutique sets one, its entry
+point's 100 ms on ads).
 
-Seams for the texts (``podlogs*``): ``RouteView.causes`` names, per failing request, the
-backend the handler called directly (its wrap message follows that backend) and the
-failure kind; ``Scene.call_errors`` counts failed calls per caller including tolerated
-ones (frontend warnings for recommendations and ads, checkout's e-mail warning);
-``Scene.addresses`` holds the address a caller dialled when its env points elsewhere.
-Failure kinds: ``unavailable`` (nothing ready: connection refused), ``deadline`` (ads
-only), ``dns_error`` (NXDOMAIN: the env names a host that does not exist),
-``dns_servfail`` (DNSChaos error where it could be injected), ``dns_random`` (a wrong IPv4:
-connect timeout), ``upstream|<kind>|<root>`` (the callee failed because its own callee did).
-A kind caused by a ConfigFault carries the dialled address after ``@``
-(``dns_random@203.0.113.77:7070``), the form ``errtexts`` reads.
+Seams for the texts (``podlogs`` and a system's renderers): ``RouteView.causes`` names,
+per failing request, the backend the handler called directly (its wrap message follows
+that backend) and the failure kind; ``Scene.call_errors`` counts failed calls per caller
+including tolerated ones (calls a handler does not fail on, ``Call.fatal``; whether its
+service logs them is its renderers' business); ``Scene.addresses`` holds the address a
+caller dialled when its env points elsewhere. Failure kinds: ``unavailable`` (nothing
+ready: connection refused), ``deadline`` (a per-call deadline ran out), ``dns_error``
+(NXDOMAIN: the env names a host that does not exist), ``dns_servfail`` (DNSChaos error
+where it could be injected), ``dns_random`` (a wrong IPv4: connect timeout),
+``upstream|<kind>|<root>`` (the callee failed because its own callee did). A kind caused
+by a ConfigFault carries the dialled address after ``@`` (``dns_random@203.0.113.77:7070``),
+the form a system's error texts read.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ class ServiceView:
 
 @dataclass
 class RouteView:
-    """One frontend route at the instant, from the users' and from the prober's side."""
+    """One entry-point route at the instant, from the users' and from the prober's side."""
 
     rate: float
     fail: float = 0.0
@@ -92,7 +94,7 @@ class RouteView:
     user_dns: tuple[float, str] = (0.0, "")
     frontend_down: float = 0.0
     probe_fail: float = 0.0
-    """Chance that a probe request (fresh connection, any ready frontend pod) errors."""
+    """Chance that a probe request (fresh connection, any ready entry-point pod) errors."""
     probe_extra_ms: float = 0.0
 
     def probe_failure(self) -> float:

@@ -1,7 +1,8 @@
 """Every text the simulator renders, each with the upstream line it reproduces: one table
 joining every installed system's own texts (``System.texts``, e.g.
-``systems/onlineboutique/texts.py``) with the engine's (Locust, the kubelet and controllers,
-Chaos Mesh, grpc-go, Go's net package, Redis), which are defined here.
+``systems/onlineboutique/texts.py``), the runtimes' a system's renderers share with the
+engine (grpc-go, Go's net package: ``systems/runtime_texts.py``) and the engine's own
+(Locust, the kubelet and controllers, Chaos Mesh, Redis), which are defined here.
 
 A method trained on simulated telemetry learns its strings, so no string may be invented:
 each message, error fragment, banner, kubelet and chaos-controller event the simulator
@@ -20,6 +21,7 @@ from __future__ import annotations
 import re
 
 from r2act.systems import INSTALLED
+from r2act.systems.runtime_texts import RUNTIME_TEXTS
 from r2act.systems.texts import EXT, Text
 from r2act.systems.texts import text as _t
 
@@ -37,26 +39,6 @@ LOCUST_HEADER = (
 
 
 _ENGINE: tuple[Text, ...] = (
-    # --- grpc-go client errors and Go's net package ------------------------------------
-    _t(
-        "grpc.status",
-        "rpc error: code = {} desc = {err}",
-        EXT + "grpc/grpc-go:internal/status/status.go",
-    ),
-    _t(
-        "grpc.conn_error",
-        'connection error: desc = "transport: Error while dialing: {err}"',
-        EXT + "grpc/grpc-go:internal/transport/transport.go",
-    ),
-    _t(
-        "grpc.no_addresses",
-        "name resolver error: produced zero addresses",
-        EXT + "grpc/grpc-go:clientconn.go",
-    ),
-    _t("go.refused", "dial tcp {}: connect: connection refused", EXT + "golang/go:src/net/net.go"),
-    _t("go.io_timeout", "dial tcp {}: i/o timeout", EXT + "golang/go:src/net/net.go"),
-    _t("go.canceled", "context canceled", EXT + "golang/go:src/context/context.go"),
-    _t("go.deadline", "context deadline exceeded", EXT + "golang/go:src/context/context.go"),
     # --- redis (redis:alpine, default config) -----------------------------------------
     _t(
         "rd.banner",
@@ -287,8 +269,13 @@ _ENGINE: tuple[Text, ...] = (
     ),
 )
 
-_ALL: tuple[Text, ...] = (*(t for s in INSTALLED.values() for t in s.texts), *_ENGINE)
-"""Every installed system's own texts, then the engine's."""
+_ALL: tuple[Text, ...] = (
+    *(t for s in INSTALLED.values() for t in s.texts),
+    *RUNTIME_TEXTS,
+    *_ENGINE,
+)
+"""Every installed system's own texts, then the runtimes' they share with the engine
+(``systems/runtime_texts.py``), then the engine's."""
 
 TEXTS: dict[str, Text] = {t.key: t for t in _ALL}
 """Every template by key."""

@@ -28,10 +28,10 @@ import math
 from dataclasses import dataclass, field
 
 from r2act.cluster.sim.chaos import Fault, parse_chaos
-from r2act.cluster.sim.kubetexts import FAILURE_THRESHOLD, probe_periods
+from r2act.cluster.sim.identity import PAUSE_IMAGE, PodFacts
+from r2act.cluster.sim.kubetexts import FAILURE_THRESHOLD
 from r2act.cluster.sim.seeding import between
 from r2act.cluster.sim.state import ChaosRec, PodRec, SimState
-from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
 
 START_WS = 0.5
 LOADED_WS = 0.9
@@ -40,22 +40,19 @@ loaded one is a fallback: the topology's ``working_set`` (``Topology.working_set
 says it per image, and the simulated cAdvisor working set peaks there (``metrics``)."""
 BACKOFF_S = (0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 300.0)
 LIVENESS_PERIOD_S = 30.0
-"""Fallback for an app without probes in the manifest table."""
-
-_DEFAULT = SYSTEMS[DEFAULT_SYSTEM]
-"""The simulated system's topology (the engine renders the default system; see docs/systems.md)."""
+"""Fallback for an app without probes in its system's table."""
 
 
-def liveness_s(app: str) -> float:
+def liveness_s(facts: PodFacts) -> float:
     """Seconds of failing liveness probes before the kubelet restarts: period x threshold
-    (the release manifest's periods, ``kubetexts.PROBES``)."""
-    _, period = probe_periods(app)
+    (the system's manifest periods, ``System.probes``)."""
+    period = facts.liveness_s
     return period * FAILURE_THRESHOLD if period > 0 else LIVENESS_PERIOD_S
 
 
-def readiness_s(app: str) -> float:
+def readiness_s(facts: PodFacts) -> float:
     """The readiness probe's period (10 s where the manifest sets none)."""
-    period, _ = probe_periods(app)
+    period = facts.readiness_s
     return period if period > 0 else 10.0
 
 
@@ -86,6 +83,8 @@ class PodTimeline:
     """What happens to one pod: down intervals, restarts and kubelet-level events."""
 
     pod: PodRec
+    facts: PodFacts
+    """The kubelet's view of the pod's deployment (container, image, probes)."""
     faults: list[ActiveFault] = field(default_factory=list)
     down: list[tuple[float, float]] = field(default_factory=list)
     restarts: list[tuple[float, str]] = field(default_factory=list)
@@ -147,14 +146,16 @@ def fault_window(rec: ChaosRec) -> tuple[float, float, float] | None:
 
 def build_timelines(
     state: SimState,
+    facts: dict[str, PodFacts],
     request_bytes: dict[str, int],
     seed: int,
     working_sets: dict[str, int] | None = None,
 ) -> dict[str, PodTimeline]:
-    """A timeline for every pod in the state; ``working_sets`` holds each app's working set
-    under load (``Topology.working_set_bytes``; LOADED_WS of the request where absent)."""
+    """A timeline for every pod in the state (``facts``: ``identity.pod_facts`` of the
+    system); ``working_sets`` holds each app's working set under load
+    (``Topology.working_set_bytes``; LOADED_WS of the request where absent)."""
     loaded = working_sets or {}
-    lines = {p.name: PodTimeline(p, namespace=state.namespace) for p in state.pods}
+    lines = {p.name: PodTimeline(p, facts[p.app], namespace=state.namespace) for p in state.pods}
     for rec in state.chaos:
         window = fault_window(rec)
         if window is None:
@@ -233,13 +234,11 @@ def _dynamics(line: PodTimeline, active: ActiveFault, request: int, seed: int) -
 
 
 def _container(line: PodTimeline) -> str:
-    return "redis" if line.pod.app == "redis-cart" else "server"
+    return line.facts.container
 
 
 def _image(line: PodTimeline) -> str:
-    app = line.pod.app
-    spec = next((d for d in _DEFAULT.deployments if d.name == app), None)
-    return spec.main.image if spec is not None else f"{app}:v0.10.6"
+    return line.facts.image
 
 
 def _backoff(line: PodTimeline) -> str:
@@ -281,13 +280,13 @@ def _pod_failure(line: PodTimeline, active: ActiveFault, seed: int) -> None:
     line.events.append(
         (start, "Normal", "Killing", f"Container {name} definition changed, will be restarted")
     )
-    _restart(line, start + 1.0, "Error", "gcr.io/google-containers/pause:latest")
-    tick = start + readiness_s(line.pod.app) / 2
+    _restart(line, start + 1.0, "Error", PAUSE_IMAGE)
+    tick = start + readiness_s(line.facts) / 2
     while tick < min(stop, start + 3600.0):
         readiness = f"Readiness probe failed: {_probe_error(line)}"
         line.events.append((tick, "Warning", "Unhealthy", readiness))
-        tick += readiness_s(line.pod.app)
-    live = liveness_s(line.pod.app)
+        tick += readiness_s(line.facts)
+    live = liveness_s(line.facts)
     t, attempt = start + 1.0 + live, 1
     while t < stop:
         probe = f"Liveness probe failed: {_probe_error(line)}"
@@ -297,7 +296,7 @@ def _pod_failure(line: PodTimeline, active: ActiveFault, seed: int) -> None:
         )
         wait = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
         line.events.append((t + 0.5, "Warning", "BackOff", _backoff(line)))
-        _restart(line, t + wait, "Error", "gcr.io/google-containers/pause:latest")
+        _restart(line, t + wait, "Error", PAUSE_IMAGE)
         t += wait + live
         attempt += 1
     if stop < active.end:
@@ -355,7 +354,7 @@ def _probe_timeouts(line: PodTimeline, active: ActiveFault, *, restart: bool) ->
     name = _container(line)
     stop = active.end
     t = active.start + 10.0
-    period = liveness_s(line.pod.app) if restart else 45.0
+    period = liveness_s(line.facts) if restart else 45.0
     while t < stop:
         line.events.append(
             (
@@ -385,18 +384,18 @@ def _probe_error(line: PodTimeline, *, timeout: bool = False) -> str:
     HTTP: Go's net/http client error; gRPC: ``pkg/probe/grpc/grpc.go`` (connect failure
     ``failed to connect service %q within %v: %+v``, slow answer ``health rpc did not
     complete within %v``); TCP: ``dial tcp <ip>:<port>: connect: connection refused``."""
-    app, ip = line.pod.app, pod_ip(line.pod.name)
-    if app == "frontend":
-        url = f"http://{ip}:8080/_healthz"
+    facts, ip = line.facts, pod_ip(line.pod.name)
+    port = facts.port
+    if facts.probe == "http":
+        url = f"http://{ip}:{port}{facts.health_path}"
         if timeout:
             return (
                 f'Get "{url}": context deadline exceeded '
                 "(Client.Timeout exceeded while awaiting headers)"
             )
-        return f'Get "{url}": dial tcp {ip}:8080: connect: connection refused'
-    if app == "redis-cart":
-        return f"dial tcp {ip}:6379: connect: connection refused"
-    port = next((d.main.port for d in _DEFAULT.deployments if d.name == app), None)
+        return f'Get "{url}": dial tcp {ip}:{port}: connect: connection refused'
+    if facts.probe == "tcp":
+        return f"dial tcp {ip}:{port}: connect: connection refused"
     if timeout:
         return "timeout: health rpc did not complete within 1s"
     return f'timeout: failed to connect service "{ip}:{port}" within 1s: context deadline exceeded'

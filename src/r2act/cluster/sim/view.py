@@ -4,7 +4,7 @@ Health is the shared oracle's (``r2act.cluster.oracle``): one probe request per
 entry-point route plus the health endpoint, judged by the same success rule, latency
 budget and threshold as on a real cluster. The simulator does not sample the probe: it
 takes each route's chance of failing from the scene (errors on fresh connections through
-any ready frontend pod, plus the chance of exceeding the latency budget).
+any ready entry-point pod, plus the chance of exceeding the latency budget).
 """
 
 from __future__ import annotations

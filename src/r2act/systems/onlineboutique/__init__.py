@@ -2,12 +2,16 @@
 
 - ``topology``: deployments, call graph, routes and load model of the release manifests,
   and the frontend's error wraps (which backend a failed request names);
+- ``traffic``: the handlers' call patterns, per-call costs and the users' think time;
 - ``catalogue``: the realizable (service, fault type) cells, with their evidence;
+- ``texts``: every line its services print, with the upstream line it reproduces;
+- ``renderers`` (``render_frontend``, ``render_backend``, ``render_startup``, ``errors``):
+  what each service prints per request, call, failed call and start, in its own format;
+- ``runtime``: images, start-up times, probe cadence and shell-less images per service;
+- ``shop``: its catalogue's ids, currencies, and the forms the health oracle posts;
 - ``policy``: its recovery-policy rules (which plans recover each fault type there);
 - ``steps``: the steps its handlers name when they wrap a failed call's error;
-- its install files are in ``deploy/`` (kind cluster, the load generator's locustfile);
-  the texts the simulator renders for it are still in ``cluster/sim`` (``docs/systems.md``
-  says what moves next).
+- its install files are in ``deploy/`` (kind cluster, the load generator's locustfile).
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ from r2act.systems.base import System
 from r2act.systems.onlineboutique.catalogue import CELLS
 from r2act.systems.onlineboutique.policy import RULES
 from r2act.systems.onlineboutique.steps import ERROR_STEPS
+from r2act.systems.onlineboutique.renderers import RENDERERS
+from r2act.systems.onlineboutique.runtime import IMAGES, NO_SHELL, PROBES, STARTUP_S
+from r2act.systems.onlineboutique.shop import PROBE_FORMS, PRODUCTS
 from r2act.systems.onlineboutique.texts import TEXTS
 from r2act.systems.onlineboutique.topology import (
     FRONTEND_STEP_BACKENDS,
@@ -40,6 +47,13 @@ SYSTEM = System(
     route_calls=ROUTE_CALLS,
     service_ms=SERVICE_MS,
     texts=TEXTS,
+    renderers=RENDERERS,
+    images=IMAGES,
+    startup_s=STARTUP_S,
+    probes=PROBES,
+    no_shell=NO_SHELL,
+    path_ids=PRODUCTS,
+    probe_forms=PROBE_FORMS,
     error_backend=frontend_error_backend,
     error_steps=ERROR_STEPS,
     recovery_rules=RULES,

@@ -1,13 +1,15 @@
 """Online Boutique v0.10.6's own texts: every log line, error wrap and banner its services
 print, each with the upstream line it reproduces (``online-boutique/src-v0.10.6/``).
 
-The simulator renders these by key (``cluster/sim/texts.T``); the keys are the services'
-short names (``fe.``, ``co.``, ``cart.`` ...). Runtime and library texts (grpc-go, Go's net,
-Redis), Locust's, the kubelet's and Chaos Mesh's are the engine's (``cluster/sim/texts.py``).
+Its renderers (``render_*.py``, ``errors.py``) print these by key through ``T``, which
+also holds the runtimes' texts they compose (grpc-go, Go's net: ``systems/runtime_texts``);
+the keys start with the service's short name (``fe.``, ``co.``, ``ca.`` ...). Redis',
+Locust's, the kubelet's and Chaos Mesh's texts are the engine's (``cluster/sim/texts.py``).
 """
 
 from __future__ import annotations
 
+from r2act.systems.runtime_texts import RUNTIME_TEXTS
 from r2act.systems.texts import EXT, Text
 from r2act.systems.texts import text as _t
 from r2act.systems.texts import wrap as _w
@@ -459,3 +461,11 @@ TEXTS: tuple[Text, ...] = (
     ),
 )
 """Every Online Boutique text, by service."""
+
+
+_BY_KEY: dict[str, Text] = {t.key: t for t in (*TEXTS, *RUNTIME_TEXTS)}
+
+
+def T(key: str) -> Text:  # noqa: N802 - reads as a constant lookup at call sites
+    """The template ``key``: Online Boutique's own, or a runtime's its renderers compose."""
+    return _BY_KEY[key]

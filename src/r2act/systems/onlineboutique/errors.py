@@ -1,4 +1,4 @@
-"""Error texts as each client prints them, composed from ``texts`` templates.
+"""Online Boutique's error texts as each of its clients prints them, composed from its texts.
 
 A failed call reads differently depending on who made it and what broke underneath, and
 the chain is what the code builds, not a guess by route:
@@ -11,11 +11,10 @@ the chain is what the code builds, not a guess by route:
   wrapping its failed step; recommendationservice's Unknown ``Exception calling
   application`` when its own catalog call failed);
 - the frontend wraps the error with the message of the handler step that failed, chosen
-  by **which backend failed on which page** (``frontend_error``), which is the hook the
-  mechanics use: they say which backend a request died on, this module says what the
-  frontend logs for it.
+  by **which backend failed on which page** (``frontend_error``): the simulator's scene
+  says which backend a request died on, this module says what the frontend logs for it.
 
-Error kinds (what the mechanics report per failed call): ``unavailable`` (nothing
+Error kinds (what the scene reports per failed call): ``unavailable`` (nothing
 listens: refused), ``canceled`` (the caller's context was canceled), ``deadline`` (a
 per-call deadline ran out; Online Boutique sets one only on the frontend's ads call),
 ``dns_error`` (the address's name does not resolve), ``dns_random`` (the address is an
@@ -28,9 +27,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from r2act.cluster.sim.identity import PORTS, cluster_ip
-from r2act.cluster.sim.logformats import PRODUCTS
-from r2act.cluster.sim.texts import T
+from r2act.systems.onlineboutique.shop import PRODUCTS
+from r2act.systems.onlineboutique.texts import T
+from r2act.systems.onlineboutique.topology import ONLINE_BOUTIQUE
+from r2act.systems.render import cluster_ip
+
+PORTS: dict[str, int] = {d.name: d.service_port or 0 for d in ONLINE_BOUTIQUE.deployments}
+"""Service port per deployment (what clients dial)."""
 
 FRONTEND_STEPS: dict[str, tuple[tuple[str, str], ...]] = {
     "GET /": (

@@ -1,0 +1,121 @@
+"""The load generator's lines (Locust 2.43, headless), for whichever deployment sends load.
+
+Locust is the engine's load generator whatever the system, so its lines are rendered here,
+for the topology's ``load_generator``: its start-up lines and the console stats table it
+prints every 2 s, one row per request entry (a route's ``*`` expanded over the system's
+``path_ids``, as the users' requests spread over them) and the ``Aggregated`` row.
+"""
+
+from __future__ import annotations
+
+from r2act.cluster.sim.scene import Scene
+from r2act.cluster.sim.texts import LOCUST_HEADER, T
+from r2act.schema import LogLine
+from r2act.systems import system_of
+from r2act.systems.logformats import locust_time
+from r2act.systems.render import PodIdentity
+
+new = tuple.__new__
+"""``tuple.__new__``: builds a ``LogLine`` without the NamedTuple constructor's extra frame."""
+VERSION = "2.43.0"
+"""The Locust release the load generator runs (its ``Starting Locust`` line)."""
+
+
+def startup_lines(logger: PodIdentity, ts: float, out: list[LogLine]) -> None:
+    """Locust's first lines: its version, then that no run time limit is set."""
+    pod = logger.pod
+    for i, text in enumerate((T("lo.starting")(VERSION), T("lo.no_limit")())):
+        t = ts + 0.01 * i
+        line = f"[{locust_time(t)}] {pod}/INFO/locust.main: {text}"
+        out.append(LogLine(t, pod, logger.container, logger.app, line))
+
+
+_NAME_W = 76
+"""Locust's name column without a TTY: STATS_NAME_WIDTH 80 - 8 + 4 (stats.py L39, L566)."""
+_HEADER = LOCUST_HEADER
+_SEP = "|".join("-" * w for w in (8, _NAME_W, 7, 13, 7, 7, 7, 7, 8, 11))
+
+
+def locust_table(
+    logger: PodIdentity, scene: Scene, ticks: list[float], started: float, out: list[LogLine]
+) -> None:
+    """Locust's periodic console stats table at ``ticks`` (``stats_printer``: every 2 s in
+    headless mode, stats.py L893-901). The error report is printed only at shutdown
+    (main.py L646-648), so it never appears here.
+
+    Counters are cumulative since the load generator started; failures are counted from
+    the start of the disturbance now acting (the simulator keeps no request history)."""
+    rows: list[tuple[str, str, float, float, float]] = []
+    ids = system_of(logger.topology).path_ids
+    for route in logger.topology.routes:
+        view = scene.routes.get(route.scope)
+        if view is None:
+            continue
+        latency = logger.route_ms.get(route.scope, 20.0) + view.extra_ms
+        if route.path.endswith("*") and ids:
+            for value in ids:
+                name = route.path[:-1] + value
+                rows.append((route.method, name, view.rate / len(ids), view.fail, latency))
+        else:
+            rows.append((route.method, route.path, view.rate, view.fail, latency))
+    rows.sort(key=lambda row: (row[1], row[0]))  # stats.entries sorted by (name, method)
+    pod, container, app = logger.pod, logger.container, logger.app
+    rate_all = sum(r[2] for r in rows)
+    # The Aggregated row's current rates are the totals' (StatsEntry of the total, fed every
+    # request), so its failures/s is the sum of the routes' now, not a cumulative ratio.
+    fail_now = sum(r[2] * r[3] for r in rows) / rate_all if rate_all else 0.0
+    # Per route, only the counters change from tick to tick: the row's ends are made once.
+    fixed = [
+        (rate, rate * fail, latency, *_row_ends(method, name, latency, rate, fail))
+        for method, name, rate, fail, latency in rows
+    ]
+    for ts in ticks:
+        elapsed = max(1.0, ts - started)
+        since = scene.disturbed_since
+        failing_for = 0.0 if since is None else max(0.0, ts - since)
+        text = [_HEADER, _SEP]
+        total_reqs = total_fails = 0
+        weighted = 0.0
+        for rate, rate_fail, latency, prefix, suffix in fixed:
+            reqs = int(rate * elapsed)
+            fails = min(reqs, int(rate_fail * failing_for))
+            total_reqs += reqs
+            total_fails += fails
+            weighted += latency * reqs
+            text.append(f"{prefix}{reqs:>7d} {_fails(fails, reqs)}{suffix}")
+        text.append(_SEP)
+        avg = weighted / total_reqs if total_reqs else 0.0
+        prefix, suffix = _row_ends("", "Aggregated", avg, rate_all, fail_now)
+        text.append(f"{prefix}{total_reqs:>7d} {_fails(total_fails, total_reqs)}{suffix}")
+        text.append("")
+        out += [new(LogLine, (ts, pod, container, app, line)) for line in text]
+
+
+def _fails(fails: int, reqs: int) -> str:
+    """Locust's ``# fails`` cell: ``"%d(%.2f%%)"`` right-aligned in 12 (stats.py L572)."""
+    pct = 100.0 * fails / reqs if reqs else 0.0
+    return f"{f'{fails}({pct:.2f}%)':>12}"
+
+
+_PREFIX: dict[tuple[str, str], str] = {}
+_SUFFIX: dict[tuple[int, float, float], str] = {}
+
+
+def _row_ends(method: str, name: str, latency: float, rate: float, fail: float) -> tuple[str, str]:
+    """The parts of a stats row around its counters: name columns, latency and rate columns
+    (``StatsEntry.to_string``, stats.py L562-579)."""
+    prefix = _PREFIX.get((method, name))
+    if prefix is None:
+        kind = f"{method} " if method else ""
+        prefix = _PREFIX[(method, name)] = f"{kind:<8} {name:<{_NAME_W}} "
+    lat = int(latency)
+    key = (lat, round(rate, 2), round(rate * fail, 2))
+    suffix = _SUFFIX.get(key)
+    if suffix is None:
+        if len(_SUFFIX) > 4096:
+            _SUFFIX.clear()
+        low = max(1, lat // 3)
+        suffix = _SUFFIX[key] = (
+            f" |{lat:>7d} {low:>7d} {lat * 4:>7d}{lat:>7d} | {key[1]:>7.2f} {key[2]:>11.2f}"
+        )
+    return prefix, suffix

@@ -1,0 +1,268 @@
+"""The frontend's lines: each request as its middleware and handlers log it, and its probes.
+
+The Go frontend logs through logrus (``frontend/main.go`` L95-103): the middleware's
+``request started`` / ``request complete`` around every request (``middleware.go``
+L71-76), each handler's own first line, a ``request error`` with the failed step's wrap
+when a handler fails (``handlers.go`` L537), and a warning when recommendations or ads
+fail and the page is rendered anyway (L180, L268, L530). The kubelet's HTTP probes of
+``/_healthz`` go through the same middleware.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from math import exp
+
+from r2act.schema import LogLine
+from r2act.systems.logformats import go_line, q, rfc3339nano, uuid1_text, uuid_text
+from r2act.systems.onlineboutique.errors import TOLERATED, frontend_error, go_client_error
+from r2act.systems.onlineboutique.shop import CURRENCIES, PRODUCTS
+from r2act.systems.onlineboutique.texts import T
+from r2act.systems.render import Kind, PodIdentity, Render, RequestError, Sized
+
+new = tuple.__new__
+"""``tuple.__new__``: builds a ``LogLine`` without the NamedTuple constructor's extra frame."""
+
+N_PRODUCTS = len(PRODUCTS)
+PROBE_RATE = 0.2
+"""Probe requests per second on each frontend pod: readiness and liveness every 10 s (the
+release manifest sets no periodSeconds on the frontend's probes; the default is 10 s)."""
+STATUS = {"POST /cart": 302, "POST /setCurrency": 302, "POST /cart/empty": 302, "GET /logout": 302}
+"""Routes that answer with a redirect (``frontend/handlers.go`` L236, L248, L427, L522)."""
+
+
+def request_renderer(
+    logger: PodIdentity,
+    method: str,
+    route_path: str,
+    extra_ms: float,
+    error: RequestError = None,
+) -> Sized:
+    """(lines, renderer) of one request: started, the handler's lines, complete."""
+    scope = f"{method} {route_path}"
+    base = logger.route_ms[scope]
+    req = {
+        "http.req.id": '"%(rid)s"',
+        "http.req.method": f'"{method}"',
+        "http.req.path": '"%(path)s"',
+        "session": '"%(session)s"',
+    }
+    started = go_line("debug", T("fe.request_started")(), req, "%(ts)s")
+    status = 500 if error is not None else STATUS.get(scope, 200)
+    complete = go_line(
+        "debug",
+        T("fe.request_complete")(),
+        {
+            **req,
+            "http.resp.bytes": "%(size)d",
+            "http.resp.status": str(status),
+            "http.resp.took_ms": "%(took)d",
+        },
+        "%(ts)s",
+    )
+    steps = _handler_lines(scope, req, error)
+    sessions = logger.sessions
+    pod, container, app = logger.pod, logger.container, logger.app
+    n_sessions = len(sessions)
+    mean = base + extra_ms
+    product_page = route_path[:-1] if route_path.endswith("*") else None
+    redirect, failed = status == 302, error is not None
+    node = logger.node
+
+    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        rand = r.random
+        rid = uuid_text(r)
+        path = route_path
+        product = int(rand() * N_PRODUCTS)
+        if product_page is not None:
+            path = product_page + PRODUCTS[product]
+        session = sessions[int(rand() * n_sessions)]
+        # lognormal(0, 0.35) via an Irwin-Hall normal: three uniforms are cheaper
+        took = mean * exp(0.7 * (rand() + rand() + rand() - 1.5))
+        end = ts + took / 1000.0
+        size = (
+            0 if redirect else (4000 + int(rand() * 1500) if failed else 7000 + int(rand() * 6000))
+        )
+        values: dict[str, object] = {
+            "rid": rid,
+            "path": path,
+            "session": session,
+            "ts": rfc3339nano(ts),
+        }
+        out.append(new(LogLine, (ts, pod, container, app, started % values)))
+        n = len(steps)
+        for i, (kind, template) in enumerate(steps):
+            t = ts + took * (i + 1) / (n + 1) / 1000.0
+            if kind == "plain":
+                line = template
+            else:
+                values["ts"] = rfc3339nano(t)
+                if kind != "none":
+                    values.update(_FILL[kind](r, rand, product, ts, node))
+                line = template % values
+            out.append(new(LogLine, (t, pod, container, app, line)))
+        values["ts"], values["size"], values["took"] = rfc3339nano(end), size, int(took)
+        out.append(new(LogLine, (end, pod, container, app, complete % values)))
+
+    return 2 + len(steps), render
+
+
+def _handler_lines(scope: str, req: dict[str, str], error: RequestError) -> list[tuple[str, str]]:
+    """(filler, template) of what the handler logs between started and complete.
+
+    Templates take the filler's values first, then the request fields and the time."""
+    own = _HANDLER.get(scope)
+    lines: list[tuple[str, str]] = []
+    if own is not None:
+        key, level, fields, filler = own
+        lines.append((filler, go_line(level, T(key)(), {**fields, **req}, "%(ts)s")))
+    if error is not None:
+        kind, svc = error
+        text = frontend_error(scope, svc, kind, len(svc) % N_PRODUCTS)
+        fields = {"error": f'"{q(text)}"'}
+        line = go_line("error", T("fe.request_error")(), {**fields, **req}, "%(ts)s")
+        lines.append(("none", line))
+        return lines
+    if scope == "GET /":
+        lines.append(("plain", T("fe.env_invalid")()))
+        env = go_line("debug", T("fe.env_platform")("local"), req, "%(ts)s")
+        lines.append(("none", env))
+    if scope == "POST /cart/checkout":
+        placed = go_line("info", T("fe.order_placed")(), {"order": '"%(order)s"', **req}, "%(ts)s")
+        lines.append(("order", placed))
+    return lines
+
+
+def probe_kinds(logger: PodIdentity) -> tuple[Kind, ...]:
+    """The kubelet's probes of ``/_healthz``, as the frontend's middleware logs them."""
+    pod, container, app = logger.pod, logger.container, logger.app
+
+    def probe(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        # the manifest sends the session cookie x-readiness-probe / x-liveness-probe
+        session = "x-readiness-probe" if r.random() < 0.5 else "x-liveness-probe"
+        rid = uuid_text(r)
+        req = {
+            "http.req.id": f'"{rid}"',
+            "http.req.method": '"GET"',
+            "http.req.path": '"/_healthz"',
+            "session": f'"{session}"',
+        }
+        line = go_line("debug", T("fe.request_started")(), req) % rfc3339nano(ts)
+        out.append(new(LogLine, (ts, pod, container, app, line)))
+        end = ts + 0.0004
+        complete = go_line(
+            "debug",
+            T("fe.request_complete")(),
+            {**req, "http.resp.bytes": "2", "http.resp.status": "200", "http.resp.took_ms": "0"},
+        )
+        out.append(new(LogLine, (end, pod, container, app, complete % rfc3339nano(end))))
+
+    return ((PROBE_RATE, 2, probe),)
+
+
+def tolerated_renderer(logger: PodIdentity, callee: str, kind: str) -> Render | None:
+    """The warning a page logs when recommendations or ads fail (and renders anyway)."""
+    if callee not in TOLERATED:
+        return None
+    inner = go_client_error(kind, callee)
+    text = T("fe.w.ads")(inner) if callee == "adservice" else inner
+    req = {
+        "error": f'"{q(text)}"',
+        "http.req.id": '"%s"',
+        "http.req.method": '"GET"',
+        "http.req.path": '"%s"',
+        "session": '"%s"',
+    }  # positional: sorted keys put id, path, session, then the time
+    line = go_line("warning", T(TOLERATED[callee])(), req)
+    pages = ("/", "/product/") if callee == "adservice" else ("/cart", "/product/")
+    sessions = logger.sessions
+    pod, container, app = logger.pod, logger.container, logger.app
+
+    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        page = pages[int(r.random() * 2)]
+        path = (
+            page + PRODUCTS[int(r.random() * N_PRODUCTS)]
+            if page.endswith("/") and len(page) > 1
+            else page
+        )
+        session = sessions[int(r.random() * len(sessions))]
+        text = line % (uuid_text(r), path, session, rfc3339nano(ts))
+        out.append(new(LogLine, (ts, pod, container, app, text)))
+
+    return render
+
+
+def _no_fill(
+    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
+) -> dict[str, object]:
+    return {}
+
+
+def _currency(
+    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
+) -> dict[str, object]:
+    return {"currency": CURRENCIES[int(rand() * len(CURRENCIES))]}
+
+
+def _product_currency(
+    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
+) -> dict[str, object]:
+    return {"currency": CURRENCIES[int(rand() * len(CURRENCIES))], "id": PRODUCTS[product]}
+
+
+def _add(
+    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
+) -> dict[str, object]:
+    return {"product": PRODUCTS[product], "quantity": 1 + int(rand() * 10)}
+
+
+def _set_currency(
+    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
+) -> dict[str, object]:
+    n = len(CURRENCIES)
+    return {"new": CURRENCIES[int(rand() * n)], "old": CURRENCIES[int(rand() * n)]}
+
+
+def _order(
+    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
+) -> dict[str, object]:
+    return {"order": uuid1_text(r, ts, node)}
+
+
+_FILL: dict[str, Callable[..., dict[str, object]]] = {
+    "none": _no_fill,
+    "currency": _currency,
+    "product": _product_currency,
+    "add": _add,
+    "set_currency": _set_currency,
+    "order": _order,
+}
+"""Value drawers of the handlers' own fields, by the names their templates use."""
+
+_HANDLER: dict[str, tuple[str, str, dict[str, str], str]] = {
+    "GET /": ("fe.home", "info", {"currency": '"%(currency)s"'}, "currency"),
+    "GET /product/*": (
+        "fe.product",
+        "debug",
+        {"currency": '"%(currency)s"', "id": '"%(id)s"'},
+        "product",
+    ),
+    "POST /cart": (
+        "fe.add_to_cart",
+        "debug",
+        {"product": '"%(product)s"', "quantity": "%(quantity)d"},
+        "add",
+    ),
+    "GET /cart": ("fe.view_cart", "debug", {}, "none"),
+    "POST /cart/checkout": ("fe.placing_order", "debug", {}, "none"),
+    "POST /setCurrency": (
+        "fe.set_currency",
+        "debug",
+        {"curr.new": '"%(new)s"', "curr.old": '"%(old)s"'},
+        "set_currency",
+    ),
+    "POST /cart/empty": ("fe.empty_cart", "debug", {}, "none"),
+    "GET /logout": ("fe.logout", "debug", {}, "none"),
+}
+"""Each handler's first line: (text, level, own fields, value drawer) (``handlers.go``)."""

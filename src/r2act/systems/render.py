@@ -1,0 +1,101 @@
+"""How a system's services write their log lines: the hooks the simulator calls.
+
+The engine (``cluster/sim``) decides *how often* each kind of line occurs (request rates,
+failed calls, probes, restarts, all read off the scene); a system decides *what* its own
+services print for each. A system declares that in one :class:`Renderers`
+(``System.renderers``): each hook is called once per pod and key (an operation, a failed
+call, a request shape) and returns a renderer, a closure with the pod's constant parts
+already filled in, so the per-line work is the closure's alone. A hook that returns
+``None`` means the service prints nothing for that occurrence; a system without
+renderers (a test's toy system) therefore logs nothing of its own, and the engine still
+renders everything that is not the application's (the kubelet, Chaos Mesh, Redis, Locust).
+
+Service addresses are here too, because both sides print them: a client's dial error
+names the callee's ClusterIP, which must be the one the engine's texts name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Protocol
+
+from r2act.schema import LogLine, Topology
+
+Render = Callable[[float, random.Random, list[LogLine]], None]
+"""Appends the lines of one occurrence at a timestamp, drawing from the given generator."""
+Sized = tuple[int, Render]
+"""(lines per occurrence, renderer)."""
+Kind = tuple[float, int, Render]
+"""(occurrences per second, lines per occurrence, renderer)."""
+RequestError = tuple[str, str] | None
+"""(failure kind, backend the handler called) of a failed request; None when it succeeded."""
+
+
+class PodIdentity(Protocol):
+    """The pod a renderer writes for (the engine's ``podlogs.PodLogger`` is one)."""
+
+    topology: Topology
+    pod: str
+    app: str
+    container: str
+    seed: int
+    sessions: list[str]
+    """One session id per load-generator user."""
+    route_ms: dict[str, float]
+    """Healthy latency per entry-point route scope."""
+    node: str
+    """The pod's 'MAC address' (12 hex digits): the node part of version-1 UUIDs it makes."""
+
+
+def _no_call(logger: PodIdentity, first: str, second: str = "") -> Sized | None:
+    return None
+
+
+def _no_request(
+    logger: PodIdentity, method: str, path: str, extra_ms: float, error: RequestError
+) -> Sized | None:
+    return None
+
+
+def _no_warning(logger: PodIdentity, callee: str, kind: str) -> Render | None:
+    return None
+
+
+def _no_start(logger: PodIdentity, ts: float, out: list[LogLine]) -> None:
+    return None
+
+
+def _no_periodic(logger: PodIdentity) -> tuple[Kind, ...]:
+    return ()
+
+
+@dataclass(frozen=True)
+class Renderers:
+    """A system's line renderers; every default prints nothing."""
+
+    served: Callable[[PodIdentity, str], Sized | None] = _no_call
+    """(logger, operation): what the service prints for one call it handled."""
+    failed_call: Callable[[PodIdentity, str, str], Sized | None] = _no_call
+    """(logger, callee, failure kind): what a backend prints when its own call failed."""
+    request: Callable[[PodIdentity, str, str, float, RequestError], Sized | None] = _no_request
+    """(logger, method, route path, extra ms, error): the entry point's lines for one user
+    request, from ``request started`` to its end, with the handler's lines between."""
+    tolerated: Callable[[PodIdentity, str, str], Render | None] = _no_warning
+    """(logger, callee, failure kind): the entry point's line for a failed call its handler
+    tolerates (renders the page anyway); None when it logs nothing for that callee."""
+    startup: Callable[[PodIdentity, float, list[LogLine]], None] = _no_start
+    """(logger, ts, out): the banner a container prints when it starts."""
+    periodic: Callable[[PodIdentity], tuple[Kind, ...]] = _no_periodic
+    """(logger): lines at a fixed rate whatever the load (health checks), per serving pod."""
+
+
+@lru_cache(maxsize=256)
+def cluster_ip(service: str) -> str:
+    """spec.clusterIP of ``service`` in kind's service network (10.96.0.0/16), a pure
+    function of its name, so every text that names it agrees."""
+    d = hashlib.sha256(f"clusterip|{service}".encode()).digest()
+    return f"10.96.{d[0] % 250 + 1}.{d[1] % 250 + 2}"
