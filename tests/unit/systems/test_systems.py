@@ -55,10 +55,6 @@ NOT_YET_MOVED: dict[str, int] = {
     "cluster/sim/scene.py": 5,
     "cluster/sim/timeline.py": 3,
     "cluster/sim/view.py": 1,
-    "datasets/card.py": 1,
-    "datasets/croissant.py": 1,
-    "datasets/layout.py": 1,
-    "datasets/requests.py": 3,
     "evaluation/compare.py": 1,
     "quality_gate/evidence.py": 1,
 }
