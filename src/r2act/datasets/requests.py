@@ -458,6 +458,13 @@ def _locust(lines: pa.Table, steps: _PhaseSteps, entrypoint: str) -> list[_Part]
     ]
 
 
+def _times(table: pa.Table, phase: str) -> Floats:
+    """The ``ts`` of the rows of ``phase``."""
+    mask = pc.equal(table.column("phase"), phase).to_numpy(zero_copy_only=False)
+    times: Floats = table.column("ts").to_numpy()[mask]
+    return times
+
+
 def derive(
     case_id: str,
     logs: pa.Table,
@@ -477,22 +484,14 @@ def derive(
     entrypoint, loadgen = system.topology.entrypoint, system.topology.load_generator
     named = services if services is not None else pc.unique(logs.column("service")).to_pylist()
     services = sorted({s for s in named if s not in {loadgen, entrypoint}}, key=len, reverse=True)
-    metric_ts = metrics.column("ts").to_numpy()
-    metric_phase = metrics.column("phase")
     lines = logs.select(["ts", "phase", "line"])  # filtering the other columns costs time
     front = lines.filter(pc.equal(logs.column("service"), entrypoint))
     front = front.filter(pc.match_substring_regex(front.column("line"), _REQUEST_LINES))
     load = lines.filter(pc.equal(logs.column("service"), loadgen or ""))
     edges: dict[str, Floats] = {}
     for phase in phases:
-        events = np.concatenate(
-            [
-                t.filter(pc.equal(t.column("phase"), phase)).column("ts").to_numpy()
-                for t in (front, load)
-            ]
-        )
-        in_phase = pc.equal(metric_phase, phase).to_numpy(zero_copy_only=False)
-        bounds = _steps(metric_ts[in_phase], events)
+        events = np.concatenate([_times(front, phase), _times(load, phase)])
+        bounds = _steps(_times(metrics, phase), events)
         if len(bounds) >= 2:
             edges[phase] = bounds
     steps = _PhaseSteps(edges)
