@@ -121,21 +121,17 @@ def entry_point(systems: list[str]) -> str:
     return name or "entry point"
 
 
-def _visible_docs(entry: str) -> dict[str, str]:
-    """What each method-visible file holds; ``entry``: the entry point's name."""
-    return {
-        layout.CASES: "one row per case: fold, system, sizes, services logging, action space",
-        layout.LOGS: "log lines keyed by case_id and phase",
-        layout.EVENTS: "Kubernetes events (none about chaos objects)",
-        layout.METRICS: "metric samples in long format",
-        layout.STATE: "deployments and pods at the end of each phase (JSON)",
-        layout.REQUESTS: "derived request series at the metric step: per route and called "
-        f"service, request rate, error rate, latency quantiles (from the {entry}'s request "
-        "log and Locust's stats; the raw lines stay in logs)",
-        layout.FOLDS: "5 folds of case ids, stratified by service x fault cell",
-    }
-
-
+_VISIBLE_DOCS: Final = {
+    layout.CASES: "one row per case: fold, system, sizes, services logging, action space",
+    layout.LOGS: "log lines keyed by case_id and phase",
+    layout.EVENTS: "Kubernetes events (none about chaos objects)",
+    layout.METRICS: "metric samples in long format",
+    layout.STATE: "deployments and pods at the end of each phase (JSON)",
+    layout.REQUESTS: "derived request series at the metric step: per route and called "
+    f"service, request rate, error rate, latency quantiles (from the {layout.ENTRY}'s "
+    "request log and Locust's stats; the raw lines stay in logs)",
+    layout.FOLDS: "5 folds of case ids, stratified by service x fault cell",
+}
 _ANSWER_DOCS: Final = {
     layout.INCIDENTS: "case_id <-> incident_id, labels, gold plan, P+ and P-, the fault, "
     "the whole record",
@@ -227,7 +223,10 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         "",
         *_table(
             ["file", "a method may read it", "content"],
-            [[p, "yes", d] for p, d in _visible_docs(entry_point(info.systems)).items()]
+            [
+                [p, "yes", layout.described(d, entry_point(info.systems))]
+                for p, d in _VISIBLE_DOCS.items()
+            ]
             + [[p, "**no**", d] for p, d in _ANSWER_DOCS.items()]
             + [
                 [layout.CROISSANT, "-", "Croissant metadata"],

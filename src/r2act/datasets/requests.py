@@ -26,8 +26,8 @@ in ``logs``; this table only saves every method the parsing.
 The work is vectorised (Arrow's C++ JSON reader and RE2, numpy group-bys on integer keys):
 a paper-scale build derives 302 incidents' series, and per-line Python or per-group
 pandas calls made this the larger half of the build's CPU (issue 26 item 3). The numbers
-are those pandas' group-bys gave, bit for bit (``_kahan_sums``, ``_quantiles``), because a
-published dataset must not change its bytes when the code that writes it gets faster.
+are those pandas' group-bys gave, bit for bit (``datasets.groupby``), because a published
+dataset must not change its bytes when the code that writes it gets faster.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
+from r2act.datasets import groupby
 from r2act.datasets.layout import REQUEST_TABLE
 from r2act.systems import DEFAULT_SYSTEM, System, get_system
 from r2act.systems.locust import AGGREGATED, STATS_ROW
@@ -178,79 +179,6 @@ def _used(routes: list[str], route_of: Ints) -> tuple[list[str], Ints]:
     return used, _codes(routes, used)[route_of]
 
 
-def _groups(*keys: npt.NDArray[np.generic]) -> tuple[Ints, Ints]:
-    """Rows grouped by ``keys`` (first key first), as pandas' sorted group-by: each row's
-    group number (groups numbered in key order) and the first row of each group."""
-    order = np.lexsort(keys[::-1]).astype(np.int64)  # stable: ties keep the row order
-    change = np.zeros(len(order), dtype=bool)
-    change[:1] = True
-    for key in keys:
-        ordered = key[order]
-        change[1:] |= ordered[1:] != ordered[:-1]
-    group = np.empty(len(order), dtype=np.int64)
-    group[order] = np.cumsum(change) - 1
-    return group, order[change]
-
-
-def _kahan_sums(values: Floats, group: Ints, groups: int) -> tuple[Floats, Ints]:
-    """Per group, the compensated sum of its non-NaN values in row order, and their count.
-
-    pandas' group-by sum and mean (``group_sum``, ``group_mean``) add each group's values
-    one by one with Kahan's compensation; a plain or pairwise sum differs in the last bit.
-    Vectorised over groups: round ``k`` adds every group's ``k``-th value.
-    """
-    keep = ~np.isnan(values)
-    values, group = values[keep], group[keep]
-    order = np.argsort(group, kind="stable")
-    values, group = values[order], group[order]
-    counts = np.bincount(group, minlength=groups).astype(np.int64)
-    position = np.arange(len(group)) - np.repeat(np.cumsum(counts) - counts, counts)
-    total = np.zeros(groups)
-    compensation = np.zeros(groups)
-    for k in range(int(counts.max(initial=0))):
-        at = position == k
-        lab = group[at]
-        y = values[at] - compensation[lab]
-        t = total[lab] + y
-        c = t - total[lab] - y
-        compensation[lab] = np.where(np.isnan(c), 0.0, c)  # an infinite value (pandas too)
-        total[lab] = t
-    return total, counts
-
-
-def _quantiles(values: Floats, group: Ints, groups: int) -> list[Floats]:
-    """Per group, the ``QUANTILES`` of its non-NaN values, interpolated linearly as pandas'
-    ``group_quantile`` does (NaN for a group without values)."""
-    keep = ~np.isnan(values)
-    values, group = values[keep], group[keep]
-    order = np.lexsort((values, group))
-    values, group = values[order], group[order]
-    counts = np.bincount(group, minlength=groups).astype(np.int64)
-    start = (np.cumsum(counts) - counts)[counts > 0]
-    size = counts[counts > 0]
-    out = []
-    for q in QUANTILES:
-        where = q * (size - 1).astype(np.float64)
-        low_at = start + where.astype(np.int64)
-        frac = where % 1
-        low = values[low_at]
-        high = values[np.minimum(low_at + 1, len(values) - 1)]
-        result = _nan(groups)
-        result[counts > 0] = np.where(frac == 0.0, low, low + (high - low) * frac)
-        out.append(result)
-    return out
-
-
-def _last(values: Floats, group: Ints, groups: int) -> Floats:
-    """Per group, its last non-NaN value (rows ordered by group), as pandas' ``last``."""
-    known = np.flatnonzero(~np.isnan(values))
-    label = group[known]
-    last = np.flatnonzero(np.append(label[1:] != label[:-1], True)) if len(known) else known
-    out = _nan(groups)
-    out[label[last]] = values[known[last]]
-    return out
-
-
 @dataclass
 class _Part:
     """Rows of the request table before the case key and the final order."""
@@ -371,7 +299,7 @@ def _completed(  # noqa: PLR0917
         route=routes * int(counts.sum()),
         requests_per_s=np.bincount(cell, minlength=size) / seconds,
         errors_per_s=np.bincount(cell[failed], minlength=size) / seconds,
-        latency=_quantiles(np.asarray(took, dtype=np.float64), cell, size),
+        latency=groupby.quantiles(np.asarray(took, dtype=np.float64), cell, size, QUANTILES),
     )
 
 
@@ -386,7 +314,7 @@ def _attributed(  # noqa: PLR0917
     """Errors per (phase, step, route, called service), in that order (names sorted)."""
     names = sorted(set(callees))
     callee_of = _codes(callees, names)
-    group, first = _groups(steps.by_name(phase_of), step_of, route_of, callee_of)
+    group, first = groupby.groups(steps.by_name(phase_of), step_of, route_of, callee_of)
     phase_of, step_of = phase_of[first], step_of[first]
     n = len(first)
     return _Part(
@@ -433,17 +361,17 @@ def _locust(lines: pa.Table, steps: _PhaseSteps, entrypoint: str) -> list[_Part]
     )
     phase_rank = steps.by_name(phase_of)
     # a print: a route's rows at one ts (summed, as pandas' group-by sum did)
-    label, first = _groups(phase_rank, step_of, route_of, ts)
+    label, first = groupby.groups(phase_rank, step_of, route_of, ts)
     prints = len(first)
-    rps_sum, _ = _kahan_sums(rps, label, prints)
-    fps_sum, _ = _kahan_sums(fps, label, prints)
+    rps_sum, _ = groupby.kahan_sums(rps, label, prints)
+    fps_sum, _ = groupby.kahan_sums(fps, label, prints)
     med_max = _nan(prints)
     np.fmax.at(med_max, label, np.where(total, med, np.nan))
     # the prints are in (phase, step, route, ts) order: a step's prints by ascending ts
-    step_label, head_of = _groups(phase_rank[first], step_of[first], route_of[first])
+    step_label, head_of = groupby.groups(phase_rank[first], step_of[first], route_of[first])
     n, rows = len(head_of), first[head_of]
-    rps_total, count = _kahan_sums(rps_sum, step_label, n)
-    fps_total, _ = _kahan_sums(fps_sum, step_label, n)
+    rps_total, count = groupby.kahan_sums(rps_sum, step_label, n)
+    fps_total, _ = groupby.kahan_sums(fps_sum, step_label, n)
     return [
         _Part(
             source="locust-stats",
@@ -453,7 +381,7 @@ def _locust(lines: pa.Table, steps: _PhaseSteps, entrypoint: str) -> list[_Part]
             route=[routes[i] for i in route_of[rows]],
             requests_per_s=rps_total / count,
             errors_per_s=fps_total / count,
-            latency=[_last(med_max, step_label, n), _nan(n), _nan(n)],
+            latency=[groupby.last(med_max, step_label, n), _nan(n), _nan(n)],
         )
     ]
 

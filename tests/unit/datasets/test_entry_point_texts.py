@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from r2act.datasets import layout
-from r2act.datasets.card import _visible_docs, entry_point
+from r2act.datasets.card import _VISIBLE_DOCS, entry_point
 from r2act.datasets.schemas import table_schema
 from r2act.systems import INSTALLED, get_system
 
@@ -29,7 +29,7 @@ def test_every_description_has_the_entry_point_filled_in() -> None:
         assert not any(layout.ENTRY in p["description"] for p in properties.values())
     errors = table_schema("requests", layout.REQUEST_TABLE, "web")["properties"]["errors_per_s"]
     assert "or web errors naming the called service" in errors["description"]
-    assert "from the web's request log" in _visible_docs("web")[layout.REQUESTS]
+    assert "from the web's request log" in layout.described(_VISIBLE_DOCS[layout.REQUESTS], "web")
 
 
 def test_croissant_describes_the_request_series_with_the_entry_point() -> None:

@@ -1,9 +1,9 @@
 """The request series' numbers are pandas' group-by numbers, bit for bit (issue 26 item 3).
 
-``datasets.requests`` derives the series with numpy group-bys instead of pandas ones, for
-speed; a published dataset must keep its bytes, so each aggregation is compared here with
-the pandas call it replaces, on values chosen so that the order and the method of the
-summation show in the last bit.
+``datasets.requests`` derives the series with numpy group-bys (``datasets.groupby``) instead
+of pandas ones, for speed; a published dataset must keep its bytes, so each aggregation is
+compared here with the pandas call it replaces, on values chosen so that the order and the
+method of the summation show in the last bit.
 """
 
 from __future__ import annotations
@@ -16,15 +16,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from r2act.datasets import layout, requests
-from r2act.datasets.requests import (
-    QUANTILES,
-    _groups,
-    _kahan_sums,
-    _last,
-    _quantiles,
-    derive,
-)
+from r2act.datasets import groupby, layout, requests
+from r2act.datasets.requests import QUANTILES, derive
 from r2act.systems.locust import STATS_ROW
 
 CASE = "case-0123456789ab"
@@ -44,7 +37,7 @@ def test_sums_and_means_are_pandas_compensated_ones(seed: int) -> None:
     n, groups = 4000, 300
     group = rng.integers(0, groups, n)
     values = _values(rng, n)
-    total, count = _kahan_sums(values, group, groups)
+    total, count = groupby.kahan_sums(values, group, groups)
     frame = pd.DataFrame({"g": group, "v": values})
     expected = frame.groupby("g")["v"]
     present = np.unique(group)
@@ -56,7 +49,7 @@ def test_sums_and_means_are_pandas_compensated_ones(seed: int) -> None:
 
 def test_a_plain_sum_would_differ_so_the_comparison_above_can_fail() -> None:
     values = np.array([1e16, 1.0, 1.0, 1.0, 1.0])
-    total, _ = _kahan_sums(values, np.zeros(5, dtype=np.int64), 1)
+    total, _ = groupby.kahan_sums(values, np.zeros(5, dtype=np.int64), 1)
     assert total[0] == pd.Series(values).groupby([0] * 5).sum().iloc[0] == 1e16 + 4
     assert float(np.add.reduce(values)) != total[0]
 
@@ -68,7 +61,7 @@ def test_quantiles_are_pandas_linear_group_quantiles(seed: int) -> None:
     group = rng.integers(0, groups, n)
     values = rng.integers(0, 400, n).astype(np.float64) * rng.choice([1.0, 0.37], n)
     values[rng.random(n) < 0.1] = np.nan
-    got = _quantiles(values, group, groups)
+    got = groupby.quantiles(values, group, groups, QUANTILES)
     expected = (
         pd.Series(values).groupby(group).quantile(list(QUANTILES)).unstack().reindex(range(groups))
     )
@@ -80,14 +73,14 @@ def test_last_and_groups_follow_pandas_sorted_group_by() -> None:
     rng = np.random.default_rng(7)
     n = 2000
     keys = [rng.integers(0, 4, n), rng.integers(0, 30, n), rng.choice([1.5, 2.25, 9.0], n)]
-    group, first = _groups(*keys)
+    group, first = groupby.groups(*keys)
     frame = pd.DataFrame({"a": keys[0], "b": keys[1], "c": keys[2], "v": _values(rng, n)})
     grouped = frame.groupby(["a", "b", "c"], sort=True)
     assert list(group) == list(grouped.ngroup())
     assert sorted(first) == list(grouped.head(1).index)  # each group's first row...
     assert list(group[first]) == list(range(len(first)))  # ...listed in group order
     order = np.argsort(group, kind="stable")
-    last = _last(frame["v"].to_numpy()[order], group[order], len(first))
+    last = groupby.last(frame["v"].to_numpy()[order], group[order], len(first))
     assert last.tobytes() == grouped["v"].last().to_numpy().tobytes()
 
 
