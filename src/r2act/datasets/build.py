@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from r2act import __version__
 from r2act.datasets import figures, ids, layout, tables
-from r2act.datasets.card import BuildInfo, render_card
+from r2act.datasets.card import BuildInfo, entry_point, render_card
 from r2act.datasets.checksums import read_sums, sha256_file, write_sums
 from r2act.datasets.composition import Composition, compose
 from r2act.datasets.folds import DEFAULT_SEED, Folds, make_folds
@@ -326,9 +326,11 @@ def _write_all(
 ) -> None:
     salt, records = ids.assign(records)
     composition = compose(records)
+    entry = entry_point([r.metadata.system for r in records])
     drawn = figures.write_async(composition, out)  # beside the tables, in its own process
     try:
         _write_tables(run_dir, out, records, verdicts, salt, folds_seed, workers, progress)
+        write_schemas(out / layout.SCHEMA_DIR, entry)
     finally:
         drawn.exception()  # wait: nothing may still write into ``out`` once we return
     drawn.result()
@@ -343,6 +345,7 @@ def _write_all(
         version=__version__,
         date=info.date,
         sha256=sums,
+        entry=entry,
     )
     _write_json(out / layout.CROISSANT, croissant)
     write_sums(out)
@@ -381,4 +384,3 @@ def _write_tables(  # noqa: PLR0917
     write_table(out / layout.INCIDENTS, tables.incidents_table(records))
     write_table(out / layout.AUDIT_TRAIL, tables.trail_table(verdicts))
     _write_json(out / layout.KEY, ids.key_document(salt))
-    write_schemas(out / layout.SCHEMA_DIR)

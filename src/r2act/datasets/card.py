@@ -113,6 +113,14 @@ def _counts(title: str, counts: dict[str, int], total: int) -> list[str]:
     return _table([title, "incidents", "share"], rows)
 
 
+def entry_point(systems: list[str]) -> str:
+    """The name of the systems' entry point, as the dataset's texts name it ("entry point"
+    when a system is unknown or the systems do not share one)."""
+    names = {INSTALLED[s].topology.entrypoint if s in INSTALLED else "" for s in systems}
+    name = names.pop() if len(names) == 1 else ""
+    return name or "entry point"
+
+
 _VISIBLE_DOCS: Final = {
     layout.CASES: "one row per case: fold, system, sizes, services logging, action space",
     layout.LOGS: "log lines keyed by case_id and phase",
@@ -120,8 +128,8 @@ _VISIBLE_DOCS: Final = {
     layout.METRICS: "metric samples in long format",
     layout.STATE: "deployments and pods at the end of each phase (JSON)",
     layout.REQUESTS: "derived request series at the metric step: per route and called "
-    "service, request rate, error rate, latency quantiles (from the frontend's request "
-    "log and Locust's stats; the raw lines stay in logs)",
+    f"service, request rate, error rate, latency quantiles (from the {layout.ENTRY}'s "
+    "request log and Locust's stats; the raw lines stay in logs)",
     layout.FOLDS: "5 folds of case ids, stratified by service x fault cell",
 }
 _ANSWER_DOCS: Final = {
@@ -215,7 +223,10 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         "",
         *_table(
             ["file", "a method may read it", "content"],
-            [[p, "yes", d] for p, d in _VISIBLE_DOCS.items()]
+            [
+                [p, "yes", layout.described(d, entry_point(info.systems))]
+                for p, d in _VISIBLE_DOCS.items()
+            ]
             + [[p, "**no**", d] for p, d in _ANSWER_DOCS.items()]
             + [
                 [layout.CROISSANT, "-", "Croissant metadata"],

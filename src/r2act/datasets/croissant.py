@@ -30,8 +30,8 @@ _DESCRIPTIONS: Final = {
     layout.EVENTS: "Method-visible: Kubernetes events, keyed by case_id and phase.",
     layout.METRICS: "Method-visible: metric samples, keyed by case_id and phase.",
     layout.STATE: "Method-visible: cluster state at the end of each phase.",
-    layout.REQUESTS: "Method-visible: request series derived from the frontend log and "
-    "the load generator's stats.",
+    layout.REQUESTS: f"Method-visible: request series derived from the {layout.ENTRY} log "
+    "and the load generator's stats.",
     layout.INCIDENTS: "Answers (never shown to a method): labels, gold plan, valid and "
     "invalid plans, fault, keyed by case_id and incident_id.",
     layout.AUDIT_TRAIL: "Answers: incidents kept out of the main set, with their reasons.",
@@ -77,14 +77,14 @@ def _field(
     )
 
 
-def _record_set(path: str, schema: pa.Schema) -> mlc.RecordSet:
+def _record_set(path: str, schema: pa.Schema, entry: str) -> mlc.RecordSet:
     name = record_set_name(path)
     fields = [
         _field(
             name,
             f.name,
             _TYPES[str(f.type)],
-            layout.FIELD_DOCS[f.name],
+            layout.described(layout.FIELD_DOCS[f.name], entry),
             file_id=path,
             column=f.name,
         )
@@ -94,18 +94,25 @@ def _record_set(path: str, schema: pa.Schema) -> mlc.RecordSet:
     return mlc.RecordSet(
         id=name,
         name=name,
-        description=_DESCRIPTIONS[path],
+        description=layout.described(_DESCRIPTIONS[path], entry),
         fields=fields,
         key=[f"{name}/case_id"] if keyed else None,
     )
 
 
 def render_croissant(
-    *, name: str, description: str, version: str, date: str, sha256: dict[str, str]
+    *,
+    name: str,
+    description: str,
+    version: str,
+    date: str,
+    sha256: dict[str, str],
+    entry: str,
 ) -> dict[str, Any]:
     """The metadata document, built with mlcroissant's own classes.
 
-    ``sha256`` maps each table's relative path to its digest. ValueError when mlcroissant
+    ``sha256`` maps each table's relative path to its digest; ``entry`` is the name of the
+    systems' entry point (``card.entry_point``). ValueError when mlcroissant
     finds the metadata invalid (a bug in the builder, never the user's data)."""
     tables = [p for p in layout.TABLES if p in sha256]
     metadata = mlc.Metadata(
@@ -121,14 +128,14 @@ def render_croissant(
             mlc.FileObject(
                 id=p,
                 name=p,
-                description=_DESCRIPTIONS[p],
+                description=layout.described(_DESCRIPTIONS[p], entry),
                 content_url=p,
                 encoding_formats=[_PARQUET],
                 sha256=sha256[p],
             )
             for p in tables
         ],
-        record_sets=[_record_set(p, layout.TABLES[p]) for p in tables],
+        record_sets=[_record_set(p, layout.TABLES[p], entry) for p in tables],
     )
     if metadata.ctx.issues.errors:
         raise ValueError(f"Croissant metadata invalid: {sorted(metadata.ctx.issues.errors)[0]}")

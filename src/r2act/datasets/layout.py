@@ -175,6 +175,15 @@ CATEGORICAL: Final[dict[str, tuple[str, ...]]] = {
 }
 """Low-cardinality columns ``load`` reads as pandas categoricals (memory, issue 15 item 6)."""
 
+ENTRY: Final = "{entry}"
+"""Where a description names the system's entry point; ``described`` fills it in."""
+
+
+def described(text: str, entry: str) -> str:
+    """``text`` as a dataset states it: ``entry`` (``card.entry_point``) in place of ENTRY."""
+    return text.replace(ENTRY, entry)
+
+
 FIELD_DOCS: Final[dict[str, str]] = {
     "case_id": "Opaque case id (HMAC of the incident id with the dataset's salt); joins the "
     "method-visible tables.",
@@ -210,7 +219,7 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "requests_per_s": "Requests per second in the step ending at ts (null where the source "
     "does not log the calls, e.g. a called service's rows).",
     "errors_per_s": "Failed requests per second in the step (HTTP status >= 500, Locust "
-    "failures, or frontend errors naming the called service).",
+    f"failures, or {ENTRY} errors naming the called service).",
     "error_ratio": "errors_per_s / requests_per_s (null without requests).",
     "latency_p50_ms": "Median latency in ms (null when no request completed).",
     "latency_p95_ms": "95th-percentile latency in ms (null when no request completed).",
@@ -235,4 +244,4 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "verdict": "The whole audit verdict as JSON.",
     "data": "The provenance item as JSON.",
 }
-"""One sentence per column, for the card, the schemas and Croissant."""
+"""One sentence per column, for the schemas and Croissant (through ``described``)."""

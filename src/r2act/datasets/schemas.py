@@ -34,8 +34,8 @@ def _type(f: pa.Field) -> str | list[str]:
     return [kind, "null"] if f.nullable else kind
 
 
-def table_schema(name: str, schema: pa.Schema) -> dict[str, Any]:
-    """A JSON Schema for one row of a table."""
+def table_schema(name: str, schema: pa.Schema, entry: str) -> dict[str, Any]:
+    """A JSON Schema for one row of a table (``entry``: the entry point's name)."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"{name} row",
@@ -43,13 +43,18 @@ def table_schema(name: str, schema: pa.Schema) -> dict[str, Any]:
         "additionalProperties": False,
         "required": schema.names,
         "properties": {
-            f.name: {"type": _type(f), "description": layout.FIELD_DOCS[f.name]} for f in schema
+            f.name: {
+                "type": _type(f),
+                "description": layout.described(layout.FIELD_DOCS[f.name], entry),
+            }
+            for f in schema
         },
     }
 
 
-def write_schemas(directory: Path) -> list[str]:
-    """Write every schema into ``directory``; returns the file names."""
+def write_schemas(directory: Path, entry: str) -> list[str]:
+    """Write every schema into ``directory`` (``entry``: the name of the systems' entry
+    point, ``card.entry_point``); returns the file names."""
     directory.mkdir(parents=True, exist_ok=True)
     documents: dict[str, dict[str, Any]] = {
         name: model.model_json_schema() for name, model in MODELS.items()
@@ -57,8 +62,8 @@ def write_schemas(directory: Path) -> list[str]:
     for path, schema in layout.TABLES.items():
         name = Path(path).stem
         if name not in {"annotations", "chaos_objects", "chaos_status", "chaos_events"}:
-            documents[f"{name}_row"] = table_schema(name, schema)
-    documents["provenance_row"] = table_schema("provenance", layout.PROVENANCE_TABLE)
+            documents[f"{name}_row"] = table_schema(name, schema, entry)
+    documents["provenance_row"] = table_schema("provenance", layout.PROVENANCE_TABLE, entry)
     for name, document in sorted(documents.items()):
         text = json.dumps(document, indent=2, sort_keys=True) + "\n"
         (directory / f"{name}.schema.json").write_text(text, encoding="utf-8")
