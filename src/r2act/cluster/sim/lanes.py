@@ -1,15 +1,17 @@
-"""One incident per fresh simulated system: what makes lanes interchangeable on the simulator.
+"""One incident per fresh simulated system: what makes schedules interchangeable on the simulator.
 
-A lane's simulated cluster is reset before each incident to the state a fresh cluster of the
-same seed has, at a virtual time fixed by the incident's place in the plan. An incident's
-telemetry is then a function of the incident alone: the same bytes whichever lane collects
-it, after whichever incidents, in however many lanes, and after a resume. The lane's own
-elapsed time is kept by the caller (the sum of its incidents' virtual spans), which is the
-wall-clock a real lane would need.
+Before each incident the collector (``collector.fresh``) resets the simulated cluster to
+the state a fresh cluster of the same seed has, at a virtual time fixed by the incident's
+place in the whole plan. It does so in every schedule: one run, each lane of a lanes run,
+each shard. An incident's telemetry is then a function of the campaign seed and the
+incident alone: the same bytes in one run, whichever lane collects it, after whichever
+incidents, in however many lanes or shards, and after a resume. A lane's own elapsed time
+is kept by the caller (the sum of its incidents' virtual spans), which is the wall-clock a
+real lane would need.
 
-The reset never hides a leftover: while the lane's cluster still holds a live r2act chaos
-object (a SIGKILL between injection and removal), nothing is reset, so the collector's
-preflight refuses and points to ``r2act cleanup`` exactly as without lanes.
+The reset never hides a leftover: while the cluster still holds a live r2act chaos object
+(a SIGKILL between injection and removal), nothing is reset, so the collector refuses and
+points to ``r2act cleanup``.
 """
 
 from __future__ import annotations
