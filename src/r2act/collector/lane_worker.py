@@ -164,7 +164,8 @@ def _cluster_seconds(job: LaneJob, directory: Path, incident_id: str, wall_s: fl
         from r2act.cluster.sim.lanes import incident_start, virtual_now
 
         now = virtual_now(directory, target.name)
-        return 0.0 if now is None else now - incident_start(job.positions[incident_id])
+        start = incident_start(job.positions[incident_id], target.seed)
+        return 0.0 if now is None else now - start
     return wall_s
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from r2act.cluster.base import MANAGED_BY, MANAGED_BY_LABEL
+from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.state import EPOCH, fresh_state, load_state, save_state, state_path
 from r2act.schema import Topology
 from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
@@ -26,11 +27,20 @@ from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
 INCIDENT_STRIDE_S = 86_400.0
 """Virtual seconds between the start times of consecutive planned incidents: far longer
 than any incident, so no two incidents' clocks ever overlap."""
+START_SPREAD_S = 60
+"""An incident starts a whole number of seconds in [0, 60) past a whole minute, drawn from
+the seed and its position. On a real cluster an injection falls anywhere between two
+scrapes. Started on whole minutes, every simulated injection (a whole number of baseline
+seconds later) would land on a sample of any usual step, and that one sample would always
+catch both pods of the rollout a ConfigFault starts (a service's summed memory doubled at
+the injection time in every DNS and memory incident); spread over the minute, it does so
+as often as on a real cluster, when a scrape falls within the new pod's start-up."""
 
 
-def incident_start(position: int) -> float:
+def incident_start(position: int, seed: int) -> float:
     """The virtual time the incident at ``position`` (0-based, in the whole plan) starts at."""
-    return EPOCH + position * INCIDENT_STRIDE_S
+    offset = key_int(seed, "incident-start", position) % START_SPREAD_S
+    return EPOCH + position * INCIDENT_STRIDE_S + offset
 
 
 def reset_for_incident(
@@ -52,7 +62,7 @@ def reset_for_incident(
     ):
         return None
     state = fresh_state(topology, name=name, seed=seed, namespace=namespace)
-    state.now = incident_start(position)
+    state.now = incident_start(position, seed)
     save_state(path, state)
     return state.now
 
