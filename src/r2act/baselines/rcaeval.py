@@ -121,6 +121,8 @@ def run_driver(
     progress: Callable[[str], None] | None = None,
 ) -> DriverRun:
     """Run RCAEval's ``method`` over ``export`` with ``python``; the ranks per case id."""
+    # absolute: the driver runs in workdir, where a relative path would point elsewhere
+    workdir, export = workdir.resolve(), export.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     # A copy of its own in workdir: run from src/r2act/baselines, the script's directory
     # would come first on sys.path and r2act's modules (keyword.py) would shadow the stdlib.

@@ -1,7 +1,9 @@
 """A whole campaign: plan, validate the target, resume, run the incidents, summarise.
 
 Incidents are collected in rounds (``collector.rounds``): every quota repetition first,
-then only the spares that cells still short of clean incidents need.
+then only the spares that cells still short of clean incidents need. On the simulator each
+incident runs on a fresh system (``collector.fresh``), so its observations do not depend on
+the schedule: one run, lanes and shards collect the same bytes.
 
 Order matters for safety: the plan and the resume scan only read; the target is validated
 (``connect`` runs the adapter's safety check) and the run directory checked for
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,7 @@ from r2act.campaigns.quotas import SpareCount, is_spare
 from r2act.cluster.base import Cluster
 from r2act.collector import layout, resume
 from r2act.collector import ledger as ledger_module
-from r2act.collector.cleanup import describe_target, notices, remover
+from r2act.collector.cleanup import describe_target, notices
 from r2act.collector.context import (
     CollectionObserver,
     CollectSettings,
@@ -39,6 +41,7 @@ from r2act.collector.context import (
     NullObserver,
     Provenance,
 )
+from r2act.collector.fresh import IncidentCluster
 from r2act.collector.guard import CleanupGuard, Interrupted
 from r2act.collector.lifecycle import Collector, IncidentRun, leftovers_message
 from r2act.collector.retrying import call_with_retry
@@ -73,6 +76,9 @@ class CollectionPlan:
     every item (``--only``, ``--all-spares``)."""
     judge: bool = False
     """Judge each incident as it completes (the plan has spares whose need depends on it)."""
+    positions: Mapping[str, int] | None = None
+    """Incident id -> place in the campaign's whole plan (``collector.fresh``), which fixes
+    a simulated incident's start time; None computes it from the manifest."""
 
 
 @dataclass
@@ -135,6 +141,7 @@ def plan_collection(manifest_path: Path, only: Sequence[str] = ()) -> Collection
     """Load, plan and render; ``only`` restricts to the given ids (unknown ids are an error)."""
     manifest = load_manifest(manifest_path)
     incidents = plan_incidents(manifest)
+    positions = {incident.id: n for n, incident in enumerate(incidents)}  # before --only
     judge = any(is_spare(i) for i in incidents) and not only
     if only:
         known = {i.id for i in incidents}
@@ -154,6 +161,7 @@ def plan_collection(manifest_path: Path, only: Sequence[str] = ()) -> Collection
         items,
         stop_full_cells=not only,  # ids asked for by name are collected whatever their cell
         judge=judge,
+        positions=positions,
     )
 
 
@@ -272,9 +280,9 @@ def _collect_locked(
     cluster_factory: Callable[[Manifest, Path], Cluster],
 ) -> None:
     raw = layout.raw_dir(run_dir)
-    cluster = cluster_factory(plan.manifest, run_dir)
     settings = settings or settings_for(plan.manifest)
-    remove = remover(cluster, settings.retry, settings.remove_timeout_s, settings.backoff_sleep)
+    target = IncidentCluster(plan.manifest, run_dir, cluster_factory, settings, plan.positions)
+    cluster = target.cluster
     provenance = _provenance(plan, run_dir, cluster)
     ledger = ledger_module.Ledger(
         run_dir, "collect", describe_target(plan.manifest.target, cluster, run_dir), run_id
@@ -282,7 +290,7 @@ def _collect_locked(
     items = {item.incident.id: item for item in plan.items}
     try:
         with CleanupGuard(
-            remove, observer.message, on_arm=ledger.fault, on_disarm=ledger.fault_removed
+            target.remove, observer.message, on_arm=ledger.fault, on_disarm=ledger.fault_removed
         ) as guard:
             _refuse_leftovers(cluster, settings, provenance)
             # any selected incident may be (re)done by a later round: none may be in the way
@@ -298,6 +306,11 @@ def _collect_locked(
             while batch:
                 for incident_id in batch:
                     item = items[incident_id]
+                    if target.for_incident(incident_id):  # a fresh simulated system
+                        # its first call, as in every run since lanes reset: the glitches
+                        # are drawn by call number, so this keeps recorded lane runs' bytes
+                        _refuse_leftovers(target.cluster, settings, provenance)
+                        collector = replace(collector, cluster=target.cluster)
                     observer.incident_started(incident_id)
                     directory = raw / incident_id
                     result = IncidentRun(collector, item.incident, item.chaos, directory).run()
@@ -313,7 +326,7 @@ def _collect_locked(
         summary.interrupted_by = signal_error.signum
     finally:
         ledger.close()
-        summary.notices += notices(cluster)
+        summary.notices += notices(target.cluster)
 
 
 def _provenance(plan: CollectionPlan, run_dir: Path, cluster: Cluster) -> Provenance:

@@ -138,17 +138,16 @@ def collect_one(
     """Collect one incident on the job's lane and publish it; True when a signal stopped it."""
     directory = lane_dir(job.run_dir, job.lane)
     item = next(i for i in job.plan.items if i.incident.id == incident_id)
-    start = _prepare(job, directory, incident_id)
     wall = time.perf_counter()
-    summary = collect(
-        replace(job.plan, items=[item], stop_full_cells=False),  # the parent chose it
+    summary = collect(  # on the simulator, a fresh system at the incident's own start time
+        replace(job.plan, items=[item], stop_full_cells=False, positions=job.positions),
         directory,
         settings=job.settings,
         observer=_QueueObserver(events, job.lane),
         cluster_factory=cluster_factory,
     )
     publish(directory, job.run_dir, [incident_id])
-    spent = _cluster_seconds(job, directory, start, time.perf_counter() - wall)
+    spent = _cluster_seconds(job, directory, incident_id, time.perf_counter() - wall)
     for result in summary.results:
         events.put(("finished", job.lane, result, spent))
     if summary.interrupted_by is not None:
@@ -157,30 +156,15 @@ def collect_one(
     return False
 
 
-def _prepare(job: LaneJob, directory: Path, incident_id: str) -> float | None:
-    """On the simulator: a fresh lane system at the incident's own start time."""
+def _cluster_seconds(job: LaneJob, directory: Path, incident_id: str, wall_s: float) -> float:
+    """Seconds the incident took on the cluster's clock (virtual on the simulator, where
+    ``collect`` started it on a fresh system at its own start time)."""
     target = job.plan.manifest.target
-    if not isinstance(target, SimTarget):
-        return None
-    from r2act.cluster.sim.lanes import reset_for_incident
-
-    return reset_for_incident(
-        directory,
-        name=target.name,
-        seed=target.seed,
-        namespace=job.plan.manifest.namespace,
-        position=job.positions[incident_id],
-        topology=job.plan.manifest.topology,
-    )
-
-
-def _cluster_seconds(job: LaneJob, directory: Path, start: float | None, wall_s: float) -> float:
-    """Seconds the incident took on the cluster's clock (virtual on the simulator)."""
-    target = job.plan.manifest.target
-    if isinstance(target, SimTarget) and start is not None:
-        from r2act.cluster.sim.lanes import virtual_now
+    if isinstance(target, SimTarget):
+        from r2act.cluster.sim.lanes import incident_start, virtual_now
 
         now = virtual_now(directory, target.name)
+        start = incident_start(job.positions[incident_id], target.seed)
         return 0.0 if now is None else now - start
     return wall_s
 

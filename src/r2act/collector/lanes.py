@@ -53,6 +53,7 @@ from r2act.collector.campaign import (
     plan_rounds,
 )
 from r2act.collector.context import CollectSettings, IncidentResult
+from r2act.collector.fresh import plan_positions
 from r2act.collector.lane_worker import (
     FORWARDED,
     LANES_DIR,
@@ -301,7 +302,7 @@ def _collect_lanes_locked(
             summary.moved_aside += resume.move_aside(
                 raw, found.complete & set(ids), layout.SUPERSEDED_DIR
             )
-        positions = {i.id: n for n, i in enumerate(plan_incidents(plan.manifest))}
+        positions = dict(plan.positions or plan_positions(plan.manifest))
         with _held_between_rounds() as held:
             _run_rounds(
                 rounds, pending, plans, run_dir, positions, held,

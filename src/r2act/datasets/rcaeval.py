@@ -58,7 +58,7 @@ from r2act.datasets import layout
 from r2act.datasets.cases import Case, CaseReader
 from r2act.datasets.load import load_records
 from r2act.errors import DataError
-from r2act.schema import BenchmarkRecord, Topology
+from r2act.schema import PHASES, BenchmarkRecord, Topology
 
 METRIC_NAMES = {"cpu_usage": "cpu", "memory_working_set": "mem"}
 _REQUEST_COLUMNS = [
@@ -97,8 +97,21 @@ def _service(pod: str, services: list[str]) -> str | None:
     return None
 
 
+def distinct_samples(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Each sample once. A phase's window is closed, so the instant two phases share (the
+    injection time: pre ends where during starts) is read by both whenever it falls on the
+    metric step, as it does on the simulator (every incident starts on the step grid) and on
+    Prometheus (range queries step from their start); summing both reads would double that
+    row. The later phase's read stands."""
+    if "phase" in metrics.columns:
+        rank = metrics["phase"].map({phase: n for n, phase in enumerate(PHASES)})
+        metrics = metrics.iloc[rank.argsort(kind="stable")]
+    return metrics.drop_duplicates(["query", "labels", "ts"], keep="last")
+
+
 def wide_metrics(metrics: pd.DataFrame, services: list[str]) -> pd.DataFrame:
     """One row per timestamp, one ``<service>_<metric>`` column per series (pods summed)."""
+    metrics = distinct_samples(metrics)
     rows: dict[int, dict[str, float]] = defaultdict(dict)
     for query, labels, ts, value in zip(
         metrics["query"], metrics["labels"], metrics["ts"], metrics["value"], strict=True

@@ -62,10 +62,15 @@ def test_smoke_campaign_yields_a_complete_raw_directory_per_incident(tmp_path: P
         assert incident["target"]["kind"] == "sim" and incident["target"]["fingerprint"]
         assert incident["target"]["namespace"] == plan.manifest.namespace
         stamps = incident["timestamps"]
-        assert None not in stamps.values(), stamps
+        # the simulator's slow-recovery glitch (campaigns.GlitchRates) may outlast the
+        # verify timeout: then, and only then, there is no recovery time and the step warns
+        verify = next(r for r in _records(directory) if r["step"] == "verify_recovery")
+        assert (stamps["recovered_at"] is None) == (verify["status"] == "warning"), verify
+        recovered = stamps["recovered_at"] or stamps["removed_at"]
+        assert None not in {**stamps, "recovered_at": recovered}.values(), stamps
         assert stamps["pre_start"] < stamps["injected_at"] <= stamps["effect_confirmed_at"]
-        assert stamps["effect_confirmed_at"] < stamps["removed_at"] <= stamps["recovered_at"]
-        assert stamps["recovered_at"] <= stamps["post_end"]
+        assert stamps["effect_confirmed_at"] < stamps["removed_at"] <= recovered
+        assert recovered <= stamps["post_end"]
         for record in _records(directory):
             assert {"step", "start", "end", "status", "error"} <= set(record)
             assert record["start"] <= record["end"]

@@ -43,7 +43,9 @@ def campaign(tmp_path: Path) -> Path:
         services=("cartservice", "paymentservice"),
         faults=("pod_failure", "cpu_saturation"),
         repetitions=3,
-        phases={"pre_s": 10, "during_s": 10, "post_s": 10, "recovery_timeout_s": 30},
+        # a closed window of one metric step (15 s) always holds a sample, wherever the
+        # incident starts within the minute (cluster.sim.lanes.incident_start)
+        phases={"pre_s": 15, "during_s": 15, "post_s": 15, "recovery_timeout_s": 30},
     )
 
 

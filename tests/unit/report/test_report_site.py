@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from report_support import HOSTILE, LONG_LINE, DemoRun, r2act
 
+from r2act.datasets import load_records
 from r2act.replay import load_outcomes
 from r2act.report.observations import MAX_LINE_BYTES, decode_chunk
 from r2act.report.site import data_script
@@ -46,7 +47,10 @@ def _parse(page: Path) -> _Links:
 
 def test_every_internal_link_resolves_to_a_file_and_anchor(demo: DemoRun) -> None:
     pages = sorted(demo.site.rglob("*.html"))
-    assert len(pages) >= 3 + 12 + 3  # leaderboard, list, audit, incidents, trajectories
+    incidents = len(load_records(demo.run / "dataset"))
+    assert incidents >= 11  # the smoke campaign's main incidents
+    # leaderboard, list, audit, one page per incident, trajectories
+    assert len(pages) >= 3 + incidents + 3
     ids = {page: _parse(page).ids for page in pages}
     checked = 0
     for page in pages:

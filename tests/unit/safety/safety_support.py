@@ -27,7 +27,7 @@ def tiny_campaign(directory: Path, name: str = "tiny", **extra: object) -> Path:
             {"service": "cartservice", "fault": "http_error", "repetitions": 0},
             {"service": "frontend", "fault": "pod_failure", "repetitions": 0},
         ],
-        "phases": {"pre_s": 10, "during_s": 20, "post_s": 10, "recovery_timeout_s": 60},
+        "phases": {"pre_s": 15, "during_s": 20, "post_s": 15, "recovery_timeout_s": 60},
         "seed": 5,
         **extra,
     }
