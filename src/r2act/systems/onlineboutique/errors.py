@@ -95,11 +95,6 @@ def frontend_wrap(scope: str, backend: str) -> str:
     return _FALLBACK.get(backend, "fe.w.products")
 
 
-def fatal_backends(scope: str) -> tuple[str, ...]:
-    """The backends whose failure breaks ``scope``, in the order the handler calls them."""
-    return tuple(name for name, _ in FRONTEND_STEPS.get(scope, ()))
-
-
 @lru_cache(maxsize=4096)
 def frontend_error(scope: str, backend: str, kind: str, product: int = 0) -> str:
     """The ``error`` field of the frontend's ``request error`` line (``handlers.go`` L537)."""
