@@ -29,10 +29,9 @@ from r2act.campaigns import GlitchRates, Manifest, plan_incidents, render_chaos
 from r2act.campaigns.defaults import DEFAULT_QUERIES
 from r2act.cluster.sim import SimulatedCluster
 from r2act.schema import FaultType, TimeWindow
-from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems import ONLINE_BOUTIQUE, get_system
 
 LIMIT_S = 0.2
-FAULTS = tuple(f.value for f in FaultType)
 
 
 def _rss_mib() -> float:
@@ -44,17 +43,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--incidents", type=int, default=40)
     parser.add_argument("--users", type=int, default=10)
     args = parser.parse_args(argv)
-    manifest = Manifest.model_validate(
-        {
-            "name": "bench",
-            "system": "onlineboutique",
-            "target": {"kind": "sim"},
-            "services": ["cartservice", "productcatalogservice", "checkoutservice", "frontend"],
-            "faults": [{"type": f} for f in FAULTS],
-        },
-        strict=False,
-    )
-    incidents = plan_incidents(manifest)
+    # Every fault type on up to four of the services its catalogue realises it on (a
+    # manifest refuses unrealizable cells, so one manifest per fault type).
+    system = get_system("onlineboutique")
+    incidents = [
+        incident
+        for fault in FaultType
+        for incident in plan_incidents(
+            Manifest.model_validate(
+                {
+                    "name": "bench",
+                    "system": system.name,
+                    "target": {"kind": "sim"},
+                    "services": list(system.services_for(fault)[:4]),
+                    "faults": [{"type": fault.value}],
+                },
+                strict=False,
+            )
+        )
+    ]
     queries = {k: v.replace("$namespace", "default") for k, v in DEFAULT_QUERIES.items()}
     with tempfile.TemporaryDirectory() as tmp:
         cluster = SimulatedCluster(
