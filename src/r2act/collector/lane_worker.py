@@ -108,6 +108,8 @@ def lane_main(job: LaneJob, counter: Any, events: Any) -> None:
 
     for signum in FORWARDED:
         signal.signal(signum, on_signal)
+    # started with them blocked (collector.lanes): one sent meanwhile is delivered now
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
     try:
         _lane_loop(job, counter, events, stopped)
     except R2actError as error:

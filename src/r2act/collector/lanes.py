@@ -413,8 +413,9 @@ def _run_lanes(  # noqa: PLR0917 - private, called once
         for name, plan in plans.items()
     }
     with _forwarding(processes) as signals:
-        for process in processes.values():
-            process.start()
+        with _blocked():  # a lane inherits the mask: no signal reaches it before its handlers
+            for process in processes.values():
+                process.start()
         for signum in dict.fromkeys(signals):  # arrived before every lane had a pid
             _send(processes, signum)
         running = set(processes)
@@ -486,6 +487,27 @@ def _send(processes: dict[str, Any], signum: int) -> None:
         if process.pid is not None and process.is_alive():
             with suppress(ProcessLookupError):
                 os.kill(process.pid, signum)
+
+
+@contextmanager
+def _blocked() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP wait (pending) until the block ends.
+
+    Held while the lanes are spawned: a new process starts with its parent's signal mask,
+    so a Ctrl-C to the terminal's group while a lane is still importing (before it left the
+    group and installed its handlers) waits in the lane instead of killing it with a
+    KeyboardInterrupt (a lane lost, its run refused). The lane unblocks them once its
+    handlers are in place (``lane_worker.lane_main``); the parent, after starting them.
+    multiprocessing's resource tracker unblocks SIGINT and SIGTERM when it starts, so it is
+    started first."""
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextmanager

@@ -230,3 +230,28 @@ def test_a_lane_killed_hard_blocks_every_lane_until_cleanup_then_resumes(
         {i.incident.id for i in plan.items} - complete_before
     )
     assert rerun.summary.failed == 0
+
+
+def _report_mask(out: object) -> None:
+    out.put(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))  # type: ignore[attr-defined]
+
+
+def test_a_lane_process_starts_with_the_forwarded_signals_blocked() -> None:
+    """A Ctrl-C while a lane still imports must wait for its handlers, not kill it: the lane
+    is spawned with SIGINT, SIGTERM and SIGHUP blocked (pending), the parent's mask comes
+    back after the start."""
+    import multiprocessing
+
+    from r2act.collector.lane_worker import FORWARDED
+    from r2act.collector.lanes import _blocked
+
+    context = multiprocessing.get_context("spawn")
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    out = context.Queue()
+    process = context.Process(target=_report_mask, args=(out,))
+    with _blocked():
+        process.start()
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
+    mask = out.get(timeout=60)
+    process.join(timeout=60)
+    assert {int(s) for s in FORWARDED} <= set(mask)
