@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from r2act.schema import CHAOS_KIND, FaultType, Topology
 from r2act.systems.policy import RecoveryRules
-from r2act.systems.steps import ErrorStep
 from r2act.systems.render import Renderers
+from r2act.systems.steps import ErrorStep
 from r2act.systems.texts import Text
 
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 from r2act.systems.base import System
 from r2act.systems.onlineboutique.catalogue import CELLS
 from r2act.systems.onlineboutique.policy import RULES
-from r2act.systems.onlineboutique.steps import ERROR_STEPS
 from r2act.systems.onlineboutique.renderers import RENDERERS
 from r2act.systems.onlineboutique.runtime import IMAGES, NO_SHELL, PROBES, STARTUP_S
 from r2act.systems.onlineboutique.shop import PROBE_FORMS, PRODUCTS
+from r2act.systems.onlineboutique.steps import ERROR_STEPS
 from r2act.systems.onlineboutique.texts import TEXTS
 from r2act.systems.onlineboutique.topology import (
     FRONTEND_STEP_BACKENDS,
