@@ -12,13 +12,14 @@ from typing import Annotated
 from pydantic import ConfigDict, Field, Strict
 
 from r2act.errors import ManifestError
-from r2act.schema import FaultType, Intensity
+from r2act.schema import FaultType, Intensity, NoiseLevel
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 """A DNS-1123 label: what Kubernetes accepts as a namespace or object-name part."""
 
 IntensityName = Annotated[Intensity, Strict(False)]
 FaultTypeName = Annotated[FaultType, Strict(False)]
+NoiseLevelName = Annotated[NoiseLevel, Strict(False)]
 DnsName = Annotated[str, Field(min_length=1, max_length=63, pattern=DNS_LABEL)]
 MEMORY_SIZE = r"^[1-9][0-9]*(KB|MB|GB|KiB|MiB|GiB)$"
 DURATION = r"^[0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h)$"

@@ -20,11 +20,12 @@ from r2act.campaigns.base import (
     FaultTypeName,
     IntensityName,
     ManifestFieldError,
+    NoiseLevelName,
 )
 from r2act.campaigns.defaults import DEFAULT_QUERIES
 from r2act.campaigns.faults import FaultConfig, FaultEntry
 from r2act.campaigns.lane_spec import MAX_LANES, KubernetesLane, duplicate_lane
-from r2act.schema import FaultType, Intensity, PhaseDurations, Topology
+from r2act.schema import FaultType, Intensity, NoiseLevel, PhaseDurations, Topology
 from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
 
 MAX_PHASE_S = 3600
@@ -224,6 +225,14 @@ class Manifest(BaseModel):
     load: LoadProfile = Field(default_factory=LoadProfile, description="Load profile.")
     metrics: MetricsConfig = Field(default_factory=MetricsConfig, description="Metric queries.")
     health: HealthConfig = Field(default_factory=HealthConfig, description="Health probe.")
+    noise: NoiseLevelName = Field(
+        default=NoiseLevel.REALISTIC,
+        description=(
+            "Background the simulated cluster shows besides the fault: none (a clean room, "
+            "for regression tests), realistic (default) or heavy; a real cluster shows its own "
+            "(only realistic is accepted there)."
+        ),
+    )
     pilot: bool = Field(default=False, description="Pilot run: never enters the main dataset.")
     seed: int = Field(
         default=0,
@@ -246,6 +255,13 @@ class Manifest(BaseModel):
         _check_faults(self.faults)
         _check_cells(self)
         _check_reachable(self)
+        if isinstance(self.target, KubernetesTarget) and self.noise != NoiseLevel.REALISTIC:
+            raise ManifestFieldError(
+                ("noise",),
+                f"noise {self.noise.value!r} needs the simulated target: a real cluster shows "
+                "its own background",
+                "omit noise (or set it to realistic) for a kubernetes target",
+            )
         template = {"namespace": self.namespace}
         queries = {
             k: Template(q).safe_substitute(template) for k, q in self.metrics.queries.items()

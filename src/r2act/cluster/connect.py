@@ -12,6 +12,7 @@ from pathlib import Path
 
 from r2act.campaigns import KubernetesTarget, SimTarget
 from r2act.cluster.base import Cluster
+from r2act.schema import NoiseLevel
 
 
 def connect(
@@ -23,6 +24,7 @@ def connect(
     users: int = 10,
     error_rate_threshold: float = 0.05,
     reverting: bool = False,
+    noise: NoiseLevel = NoiseLevel.REALISTIC,
 ) -> Cluster:
     """The cluster a campaign runs on.
 
@@ -31,7 +33,8 @@ def connect(
     traffic and log volume; ``error_rate_threshold`` is the health probe's limit. A sim
     cluster's state lives in ``<workspace>/.sim/<target.name>/``, so the same workspace
     reconnects to the same cluster. ``reverting`` (cleanup) connects to a Kubernetes
-    namespace whose opt-in was withdrawn, to remove r2act's own objects from it.
+    namespace whose opt-in was withdrawn, to remove r2act's own objects from it. ``noise``
+    (the manifest's) sets the simulator's background; a real cluster shows its own.
     """
     if isinstance(target, SimTarget):
         from r2act.cluster.sim import SimulatedCluster
@@ -44,6 +47,7 @@ def connect(
             glitches=target.glitches,
             users=users,
             error_rate_threshold=error_rate_threshold,
+            noise=noise,
         )
     # Kubernetes: the named kubeconfig context, refused (SafetyError) right here unless the
     # namespace carries r2act.io/chaos-allowed=true.

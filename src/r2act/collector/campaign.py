@@ -197,6 +197,7 @@ def open_target(manifest: Manifest, run_dir: Path, *, reverting: bool = False) -
         users=manifest.load.users,
         error_rate_threshold=manifest.health.error_rate_threshold,
         reverting=reverting,
+        noise=manifest.noise,
     )
 
 

@@ -14,6 +14,7 @@ from r2act.schema.faults import (
     FaultSpec,
     FaultType,
     Intensity,
+    NoiseLevel,
 )
 from r2act.schema.incidents import (
     INCIDENT_ID_PATTERN,
@@ -98,6 +99,7 @@ __all__ = [
     "LogLine",
     "MetricSeries",
     "NoAction",
+    "NoiseLevel",
     "ObservationRefs",
     "Operation",
     "Phase",

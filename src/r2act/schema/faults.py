@@ -76,3 +76,20 @@ class FaultSpec(BaseModel):
     def chaos_kind(self) -> str:
         """The kind of object that injects this fault (a Chaos Mesh kind or ConfigFault)."""
         return CHAOS_KIND[self.type]
+
+
+class NoiseLevel(StrEnum):
+    """How much of a real cluster's background the simulated cluster shows (issue 22).
+
+    The background is what a healthy cluster prints and records with no fault at all: the
+    deadline warnings of a tolerated slow call, probe timeouts from the latency tail, the
+    kubelet's events on every pod start, load-generator failures from connection churn,
+    CPU throttling under bursty load, garbage-collector sawtooths, metric noise. A method
+    that reads an incident must tell the fault's mark from it."""
+
+    NONE = "none"
+    """No background: only what the fault and the load cause (regression tests)."""
+    REALISTIC = "realistic"
+    """Every background mechanism at the rates its documented parameters give (default)."""
+    HEAVY = "heavy"
+    """The same mechanisms at higher rates: a noisier cluster, for robustness tables."""

@@ -67,6 +67,7 @@ from r2act.schema import (
     KubeEvent,
     LogLine,
     MetricSeries,
+    NoiseLevel,
     PlanEffect,
     PreflightReport,
     RecoveryPlan,
@@ -103,7 +104,8 @@ class SimulatedCluster:
 
     ``seed`` and ``namespace`` shape a *new* cluster; an existing one (same workspace and
     name) keeps its own seed, like a real cluster outliving a changed manifest, and refuses
-    another namespace. ``users``, ``volume`` and ``error_rate_threshold`` are per process.
+    another namespace. ``users``, ``volume``, ``noise`` (the background it shows besides a
+    fault) and ``error_rate_threshold`` are per process.
     """
 
     def __init__(
@@ -118,6 +120,7 @@ class SimulatedCluster:
         volume: float = 1.0,
         error_rate_threshold: float = 0.05,
         topology: Topology = SYSTEMS[DEFAULT_SYSTEM],
+        noise: NoiseLevel = NoiseLevel.REALISTIC,
     ) -> None:
         self.topology = topology
         self.path = state_path(workspace, name)
@@ -135,6 +138,7 @@ class SimulatedCluster:
         self._no_shell = system_of(topology).no_shell
         self.glitches = Glitches(glitches or GlitchRates(), loaded.seed, self._no_shell)
         self.users = users
+        self.noise = noise
         self.error_rate_threshold = error_rate_threshold
         scale = log_scale(topology) * volume
         self._logs = LogSource(topology, loaded.seed, users, scale)
