@@ -27,7 +27,6 @@ from r2act.cluster.base import (
     foreign_reason,
 )
 from r2act.cluster.sim import configfault
-from r2act.cluster.sim.calibration import log_scale
 from r2act.cluster.sim.chaos import chaos_status
 from r2act.cluster.sim.events import window_events
 from r2act.cluster.sim.glitches import Glitches
@@ -140,8 +139,9 @@ class SimulatedCluster:
         self.users = users
         self.noise = noise
         self.error_rate_threshold = error_rate_threshold
-        scale = log_scale(topology) * volume
-        self._logs = LogSource(topology, loaded.seed, users, scale)
+        # Line rates follow from the users' requests and each handler's log calls; ``volume``
+        # only thins or thickens them for a test's sake (1.0: as the load generates them).
+        self._logs = LogSource(topology, loaded.seed, users, volume)
         self._metrics = MetricSource(topology, loaded.seed, loaded.namespace)
         self._requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
         self._working_sets = {

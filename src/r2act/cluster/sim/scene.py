@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from r2act.cluster.oracle import slow_share
 from r2act.cluster.sim.pinning import Pinning
 from r2act.cluster.sim.timeline import PodTimeline
-from r2act.cluster.sim.traffic import Call, route_calls, route_rates, service_ms
+from r2act.cluster.sim.traffic import Call, redirects, route_calls, route_rates, service_ms
 from r2act.schema import Topology
 
 QUEUE_K = 6.0
@@ -80,6 +80,10 @@ class RouteView:
     """One entry-point route at the instant, from the users' and from the prober's side."""
 
     rate: float
+    """Requests per second the users send to the route (what the load generator counts)."""
+    redirected: float = 0.0
+    """Requests per second that reach it by a followed redirect (``System.redirects``): the
+    entry point serves and logs them besides ``rate``; the user's entry is the POST's."""
     fail: float = 0.0
     causes: list[tuple[float, str, str]] = field(default_factory=list)
     """(probability, error kind, backend the handler called) of a failing user request."""
@@ -264,9 +268,13 @@ def build_scene(
     user_pins = pins.shares(entry, front.ready, t).get(topology.load_generator or "", {})
     opened = pins.opened(entry, front.ready, t)
     rates = route_rates(topology, users)
-    for route in topology.routes:
-        rate = rates[route.scope]
-        view = RouteView(rate=rate, user_dns=user_edge, frontend_down=front.fail)
+    follows = redirects(topology)
+    followed: dict[str, float] = defaultdict(float)
+    # A redirect's source goes first: its successful answers are its target's extra requests.
+    for route in sorted(topology.routes, key=lambda r: r.scope not in follows):
+        view = RouteView(rate=rates[route.scope], user_dns=user_edge, frontend_down=front.fail)
+        view.redirected = followed[route.scope]
+        rate = view.rate + view.redirected
         probe_abort = probe_http = 0.0
         for line, code, applied in http:
             if not _matches(line, route.method, route.path, t):
@@ -303,6 +311,10 @@ def build_scene(
         ok_probe = (1 - front.fail) * (1 - probe_abort) * (1 - probe_http) * survive
         view.probe_fail = 1 - ok_probe
         scene.routes[route.scope] = view
+        target = follows.get(route.scope)
+        if target is not None:
+            followed[target] += view.rate * ok_user
+    scene.routes = {r.scope: scene.routes[r.scope] for r in topology.routes}
     return scene
 
 

@@ -30,7 +30,13 @@ from r2act.systems.onlineboutique.topology import (
     VERSION,
     frontend_error_backend,
 )
-from r2act.systems.onlineboutique.traffic import ROUTE_CALLS, SERVICE_MS, THINK_S
+from r2act.systems.onlineboutique.traffic import (
+    REDIRECTS,
+    REQUESTS_PER_TASK,
+    ROUTE_CALLS,
+    SERVICE_MS,
+    THINK_S,
+)
 
 SYSTEM = System(
     name=ONLINE_BOUTIQUE.system,
@@ -44,6 +50,8 @@ SYSTEM = System(
     deploy_dir="deploy/",
     cells=CELLS,
     think_s=THINK_S,
+    requests_per_task=REQUESTS_PER_TASK,
+    redirects=REDIRECTS,
     route_calls=ROUTE_CALLS,
     service_ms=SERVICE_MS,
     texts=TEXTS,
