@@ -196,7 +196,7 @@ class SimulatedCluster:
         if scene is None:
             if len(self._scenes) > 512:
                 self._scenes.clear()
-            scene = build_scene(self.topology, timelines, t, self.users)
+            scene = build_scene(self.topology, timelines, t, self.users, self.noise)
             self._scenes[stretch] = scene
         return scene if scene.t == t else replace(scene, t=t)
 
@@ -331,7 +331,10 @@ class SimulatedCluster:
         """Events of the namespace in the window (up to now), chaos-object events included."""
         self._call("events")
         end = min(window.end, self._state.now)
-        return window_events(self._state, self.timelines(), TimeWindow(window.start, end))
+        background = (self.topology, self.noise)
+        return window_events(
+            self._state, self.timelines(), TimeWindow(window.start, end), background
+        )
 
     def state(self) -> ClusterState:
         """Deployments and pods now."""
