@@ -30,3 +30,18 @@ def test_a_restart_in_a_healthy_window_shows_every_start_and_stop_event(tmp_path
     killed = [e for e in events if e.reason == "Killing" and e.object_name != new]
     assert [e.message for e in killed] == ["Stopping container server"]
     assert cluster.state().pods  # the new pod serves
+
+
+def test_every_new_pod_prints_its_start_up_lines(tmp_path: Path) -> None:
+    cluster = SimulatedCluster(tmp_path, users=27, glitches=NO_GLITCHES)
+    start = cluster.clock.now()
+    cluster.clock.sleep(30)
+    plan = PLAN_ADAPTER.validate_python({"operation": "restart_service", "target": "frontend"})
+    cluster.apply_plan(plan)
+    cluster.clock.sleep(60)
+    window = TimeWindow(start, cluster.clock.now())
+    events = cluster.events(window)
+    (new,) = {e.object_name for e in events if e.reason == "Scheduled"}
+    lines = [x.line for b in cluster.logs(window) for x in b if x.pod == new]
+    for text in ("Tracing disabled.", "Profiling disabled.", "starting server on"):
+        assert any(text in line for line in lines), text
