@@ -1,17 +1,18 @@
 """The background a healthy cluster shows: runtime pauses stretched by CPU limits.
 
-A real Online Boutique on kind is not a clean room. Its JVM, .NET and V8 services stop the
-world to collect garbage, and a container under a CPU limit runs such a pause at most
-``limit`` cores wide: the CFS quota is ``limit x 100 ms`` per 100 ms period, so a pause
+A real system on kind is not a clean room. Its JVM, .NET and V8 services stop the world to
+collect garbage, and a container under a CPU limit runs such a pause at most ``limit``
+cores wide: the CFS quota is ``limit x 100 ms`` per 100 ms period, so a pause
 needing ``c`` ms of CPU takes about ``c / limit`` ms of wall time once ``limit`` < 1 core
 (``cpu.max`` of cgroup v2; a single-threaded collector cannot use more than one core
 anyway). Every call that arrives during a pause waits for its end. Two observable marks
 follow, in every phase, pre and post included, from the same mechanism:
 
-- a call with a deadline fails when the rest of a pause is longer than the deadline's
-  slack: the frontend's 100 ms on ``GetAds`` (``OB:src/frontend/rpc.go`` L120) against
-  adservice's JVM at 300m, so ``failed to retrieve ads`` with ``context deadline
-  exceeded`` appears now and then (``late_share``, read by ``scene._call``);
+- a call with a deadline (``Call.deadline_ms``) fails when the rest of a pause is longer
+  than the deadline's slack, so the caller's tolerated-failure warning with a deadline
+  error appears now and then (``late_share``, read by ``scene._call``; for the system
+  r2act ships, the entry point's 100 ms ads deadline against a JVM at 300m,
+  ``docs/simulator.md``, "Background");
 - a probe fails when its 1 s ``timeoutSeconds`` (the release manifest sets none: the
   default) falls inside a longer pause: an ``Unhealthy`` event with the prober's timeout
   output (``probe_failures``, read by ``events.window_events``). Three failures in a row
@@ -19,7 +20,7 @@ follow, in every phase, pre and post included, from the same mechanism:
   so no restart follows from the background.
 
 Pause rates and lengths are assumptions, not measurements (no upstream source publishes
-Online Boutique's GC behaviour); each is named with its reason in ``PAUSES``. The noise
+the shipped system's GC behaviour); each is named with its reason in ``PAUSES``. The noise
 level scales every rate (``NOISE_FACTOR``): ``none`` is the clean room of earlier versions.
 Every draw is keyed by what it decides (seed, pod, probe, tick), never by call order.
 """
