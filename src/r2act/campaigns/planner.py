@@ -177,6 +177,11 @@ def _percent_range(value: JsonValue) -> tuple[int, int]:
     raise ValueError(f"limit_percent_range must be [low, high] percent, got {value!r}")
 
 
+DOC_NETS = ("192.0.2", "198.51.100", "203.0.113")
+"""RFC 5737's three /24s reserved for documentation (TEST-NET-1, -2, -3): never assigned
+to a host, so a wrong address drawn there dials nobody, on a test bed or anywhere."""
+
+
 def _dns(
     fault_type: FaultType, service: str, topology: Topology, ident: str, draw: float
 ) -> dict[str, JsonValue]:
@@ -186,8 +191,10 @@ def _dns(
     of ``service`` (``Topology.address_holders``), as a real misconfiguration can sit in any
     of them; the label stays ``service``. ``dns_fault``: the host becomes
     ``<service>.invalid`` (RFC 6761 reserves ``.invalid``, so it never resolves: NXDOMAIN).
-    ``dns_random``: a wrong IPv4 literal with the right port, each octet drawn from the
-    incident id the way Chaos Mesh's random DNS answer draws it (0-254 per octet)."""
+    ``dns_random``: a wrong IPv4 literal with the right port, drawn from the incident id in
+    the RFC 5737 documentation ranges (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24), which
+    reach no real host: a SYN to one is dropped, so the caller's connect times out
+    (``DOC_NETS``)."""
     holders = topology.address_holders(service)
     if not holders:
         raise ValueError(f"no caller holds an address of {service} (drop dns faults on it)")
@@ -199,7 +206,7 @@ def _dns(
         value = f"{service}.invalid:{port}"
     else:
         digest = hashlib.sha256(f"dns_random:{ident}".encode()).digest()
-        value = ".".join(str(b % 255) for b in digest[:4]) + f":{port}"
+        value = f"{DOC_NETS[digest[0] % len(DOC_NETS)]}.{1 + digest[1] % 254}:{port}"
     caller_main = topology.deployment(caller).main.name
     return {
         "caller": caller,

@@ -64,7 +64,15 @@ class System:
     cells: tuple[FaultCell, ...]
     """Its fault catalogue: every realizable (service, fault type) cell with its evidence."""
     think_s: float
-    """Mean think time of its load generator's users (seconds between a user's requests)."""
+    """Mean think time of its load generator's users (seconds a user waits between two
+    tasks)."""
+    requests_per_task: float = 1.0
+    """Requests a user's task sends on average, as the load generator counts them (a task
+    may send several before the user waits again); the route weights share them out."""
+    redirects: Mapping[str, str] = field(default_factory=dict)
+    """Route scope -> the route its success redirects to (a 302 the load generator's
+    client follows): the entry point serves that request too, the load generator counts
+    one."""
     route_calls: Mapping[str, tuple[Call, ...]] = field(default_factory=dict)
     """Entry-point route scope -> the calls its handler makes, in order (routes missing here
     call each of their services once, directly)."""

@@ -185,7 +185,8 @@ def test_dns_parameters_name_a_drawn_holders_variable(design: Manifest) -> None:
     callers = {i.fault.parameters["caller"] for i in incidents}
     assert callers == {"frontend", "checkoutservice"}
     values = {i.fault.parameters["value"] for i in incidents}
-    assert len(values) == len(incidents)  # drawn from each incident id
+    # drawn from each incident id among RFC 5737's 762 hosts: a repeat is rare, not excluded
+    assert len(values) >= len(incidents) - 2
     assert all(str(v).endswith(":7070") and not str(v).startswith("cartservice") for v in values)
     smoke = plan_incidents(load_manifest(REPO / "campaigns" / "smoke.yaml"))
     fault = next(

@@ -21,7 +21,11 @@ PYTHON = {"emailservice", "recommendationservice"}
 REDIS = re.compile(r"^\d+:[CM] \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2}\.\d{3} [*#] ")
 
 
-def _default_incident(path: Path, users: int = 10) -> list[int]:
+SHIPPED_USERS = 27
+"""deploy/loadgenerator/patch.yaml's USERS, which the shipped campaigns record."""
+
+
+def _default_incident(path: Path, users: int = SHIPPED_USERS) -> list[int]:
     cluster = SimulatedCluster(path, users=users, glitches=NO_GLITCHES)
     run = Run(cluster, incident("cartservice", "network_delay", "moderate"))
     ref = run.ref

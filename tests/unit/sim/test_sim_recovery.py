@@ -18,6 +18,7 @@ from r2act.schema import (
     PLAN_ADAPTER,
     IncreaseMemoryLimit,
     NoAction,
+    NoiseLevel,
     PlannedIncident,
     RecoveryPlan,
     RepairDependency,
@@ -286,7 +287,7 @@ def test_tolerated_backend_failures_do_not_break_pages(tmp_path: Path) -> None:
 
 def test_no_deadline_exceeded_except_on_ads(tmp_path: Path) -> None:
     for service in ("cartservice", "adservice"):
-        cluster = SimulatedCluster(tmp_path / service, glitches=NO_GLITCHES)
+        cluster = SimulatedCluster(tmp_path / service, glitches=NO_GLITCHES, noise=NoiseLevel.NONE)
         cluster.clock.sleep(60)
         cluster.inject(chaos(incident(service, "network_delay", "moderate")))
         cluster.clock.sleep(30)

@@ -27,7 +27,6 @@ from r2act.cluster.base import (
     foreign_reason,
 )
 from r2act.cluster.sim import configfault
-from r2act.cluster.sim.calibration import log_scale
 from r2act.cluster.sim.chaos import chaos_status
 from r2act.cluster.sim.events import window_events
 from r2act.cluster.sim.glitches import Glitches
@@ -140,8 +139,9 @@ class SimulatedCluster:
         self.users = users
         self.noise = noise
         self.error_rate_threshold = error_rate_threshold
-        scale = log_scale(topology) * volume
-        self._logs = LogSource(topology, loaded.seed, users, scale)
+        # Line rates follow from the users' requests and each handler's log calls; ``volume``
+        # only thins or thickens them for a test's sake (1.0: as the load generates them).
+        self._logs = LogSource(topology, loaded.seed, users, volume)
         self._metrics = MetricSource(topology, loaded.seed, loaded.namespace)
         self._requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
         self._working_sets = {
@@ -196,7 +196,7 @@ class SimulatedCluster:
         if scene is None:
             if len(self._scenes) > 512:
                 self._scenes.clear()
-            scene = build_scene(self.topology, timelines, t, self.users)
+            scene = build_scene(self.topology, timelines, t, self.users, self.noise)
             self._scenes[stretch] = scene
         return scene if scene.t == t else replace(scene, t=t)
 
@@ -331,7 +331,10 @@ class SimulatedCluster:
         """Events of the namespace in the window (up to now), chaos-object events included."""
         self._call("events")
         end = min(window.end, self._state.now)
-        return window_events(self._state, self.timelines(), TimeWindow(window.start, end))
+        background = (self.topology, self.noise)
+        return window_events(
+            self._state, self.timelines(), TimeWindow(window.start, end), background
+        )
 
     def state(self) -> ClusterState:
         """Deployments and pods now."""

@@ -12,12 +12,13 @@ records after writing the object.
 
 from __future__ import annotations
 
+from r2act.cluster.sim.background import probe_failures
 from r2act.cluster.sim.identity import PodFacts
 from r2act.cluster.sim.kubetexts import AFTER, SOURCES, kubelet_message, record_id, updated
 from r2act.cluster.sim.state import ChaosRec, SimState
 from r2act.cluster.sim.texts import T
 from r2act.cluster.sim.timeline import PodTimeline
-from r2act.schema import KubeEvent, TimeWindow
+from r2act.schema import KubeEvent, NoiseLevel, TimeWindow, Topology
 
 CHAOS_SOURCE = "chaos-controller-manager"
 """The source the mechanics (``lifecycle``) record chaos events under; rendered per controller."""
@@ -48,9 +49,14 @@ def event(
 
 
 def window_events(
-    state: SimState, timelines: dict[str, PodTimeline], window: TimeWindow
+    state: SimState,
+    timelines: dict[str, PodTimeline],
+    window: TimeWindow,
+    background: tuple[Topology, NoiseLevel] | None = None,
 ) -> list[KubeEvent]:
-    """Events last seen in ``start <= ts <= end``, repeats merged, oldest first."""
+    """Events last seen in ``start <= ts <= end``, repeats merged, oldest first; with
+    ``background`` (the topology and the noise level), also the probes a runtime pause
+    times out (``background.probe_failures``)."""
     start, end = window
     chaos = {rec.name: rec for rec in state.chaos}
     facts = {line.pod.name: line.facts for line in timelines.values()}
@@ -60,7 +66,11 @@ def window_events(
             out.extend(_render(e, chaos, facts, state.namespace))
     for line in timelines.values():
         pod = line.pod.name
-        for ts, kind, reason, message in line.events:
+        implied = line.events
+        if background is not None:
+            paused = probe_failures(background[0], line, (start, end), state.seed, background[1])
+            implied = [*implied, *((ts, "Warning", "Unhealthy", text) for ts, text in paused)]
+        for ts, kind, reason, message in implied:
             if not start <= ts <= end:
                 continue
             text = kubelet_message(

@@ -22,11 +22,7 @@ from r2act.systems import system_of
 from r2act.systems.logformats import uuid_text
 from r2act.systems.render import Kind, PodIdentity, Render, RequestError, Sized
 
-__all__ = ["ABANDONED", "Kind", "PodLogger"]
-
-ABANDONED = 0.002
-"""Share of requests whose user gives up mid-request: the next call of the handler fails
-with ``context canceled`` and the handler logs it as a request error."""
+__all__ = ["Kind", "PodLogger"]
 
 
 def _route_ms(topology: Topology, scope: str) -> float:
@@ -38,12 +34,6 @@ def _route_ms(topology: Topology, scope: str) -> float:
         return sum(c.count * (ms.get(c.callee, 3.0) + cost(c.children)) for c in calls)
 
     return ms.get(topology.entrypoint, 8.0) + cost(route_calls(topology, scope))
-
-
-def _first_fatal(topology: Topology, scope: str) -> str | None:
-    """The first backend the route's handler calls whose failure it does not tolerate: the
-    call an abandoned request's canceled context fails."""
-    return next((c.callee for c in route_calls(topology, scope) if c.fatal), None)
 
 
 class PodLogger:
@@ -63,7 +53,6 @@ class PodLogger:
         self._renderers: dict[tuple[object, ...], Sized | None] = {}
         self._sized: dict[tuple[str | None, str], Sized | None] = {}
         self._warnings: dict[tuple[str, str], Render | None] = {}
-        self._first_fatal = {r.scope: _first_fatal(topology, r.scope) for r in topology.routes}
         hooks = system_of(topology).renderers
         self._served, self._failed_call = hooks.served, hooks.failed_call
         self._request, self._tolerated = hooks.request, hooks.tolerated
@@ -139,7 +128,8 @@ class PodLogger:
             view = scene.routes.get(route.scope)
             if view is None:
                 continue
-            reach = view.rate * (1 - view.user_dns[0]) * (1 - view.frontend_down) * share * scale
+            served = view.rate + view.redirected
+            reach = served * (1 - view.user_dns[0]) * (1 - view.frontend_down) * share * scale
             reach *= 1 - view.abort_share
             if reach <= 0:
                 continue
@@ -152,11 +142,6 @@ class PodLogger:
             made = self._request_memo(method, path, slow, None)
             if made is not None:
                 kinds.append((ok, made[0], made[1]))
-            first = self._first_fatal[route.scope]
-            if first is not None:
-                made = self._request_memo(method, path, slow, ("canceled", first))
-                if made is not None:
-                    kinds.append((ok * ABANDONED, made[0], made[1]))
             for share_p, kind, svc in view.causes:
                 made = self._request_memo(method, path, slow, (kind, svc))
                 if made is not None:

@@ -37,14 +37,15 @@ from __future__ import annotations
 import ipaddress
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from r2act.cluster.oracle import slow_share
+from r2act.cluster.sim.background import late_share
 from r2act.cluster.sim.pinning import Pinning
 from r2act.cluster.sim.timeline import PodTimeline
-from r2act.cluster.sim.traffic import Call, route_calls, route_rates, service_ms
-from r2act.schema import Topology
+from r2act.cluster.sim.traffic import Call, redirects, route_calls, route_rates, service_ms
+from r2act.schema import NoiseLevel, Topology
 
 QUEUE_K = 6.0
 """Throttling inflation of a stressed pod's service time (CFS quota waits)."""
@@ -80,6 +81,10 @@ class RouteView:
     """One entry-point route at the instant, from the users' and from the prober's side."""
 
     rate: float
+    """Requests per second the users send to the route (what the load generator counts)."""
+    redirected: float = 0.0
+    """Requests per second that reach it by a followed redirect (``System.redirects``): the
+    entry point serves and logs them besides ``rate``; the user's entry is the POST's."""
     fail: float = 0.0
     causes: list[tuple[float, str, str]] = field(default_factory=list)
     """(probability, error kind, backend the handler called) of a failing user request."""
@@ -122,6 +127,9 @@ class Scene:
     addresses: dict[tuple[str, str], str] = field(default_factory=dict)
     service_ms: Mapping[str, float] = field(default_factory=dict)
     """The system's own processing time per call (``System.service_ms``)."""
+    pause_late: Callable[[str, float], float] = field(default=lambda _callee, _budget: 0.0)
+    """Share of calls to a service that a runtime pause makes wait beyond a budget (ms):
+    the background's (``background.late_share``), zero with noise ``none``."""
     """(caller, callee) -> the address the caller dials when it is not the manifest's."""
 
 
@@ -238,9 +246,14 @@ def _route_base(call: Call, ms: Mapping[str, float]) -> float:
 
 
 def build_scene(
-    topology: Topology, timelines: dict[str, PodTimeline], t: float, users: int
+    topology: Topology,
+    timelines: dict[str, PodTimeline],
+    t: float,
+    users: int,
+    noise: NoiseLevel = NoiseLevel.NONE,
 ) -> Scene:
-    """Push the users' traffic through the system as it is at ``t``."""
+    """Push the users' traffic through the system as it is at ``t`` (with the background
+    of ``noise``: runtime pauses that make a call with a deadline late)."""
     pins = Pinning(topology, timelines, users)
     views = _service_views(topology, timelines, t, users, pins)
     addresses: dict[tuple[str, str], str] = {}
@@ -255,6 +268,7 @@ def build_scene(
         timelines=timelines,
         addresses=addresses,
         service_ms=service_ms(topology),
+        pause_late=_pause_late(topology, noise),
     )
     starts = [a.start for line in timelines.values() for a in line.faults if a.start <= t < a.end]
     scene.disturbed_since = min(starts) if starts else None
@@ -264,9 +278,13 @@ def build_scene(
     user_pins = pins.shares(entry, front.ready, t).get(topology.load_generator or "", {})
     opened = pins.opened(entry, front.ready, t)
     rates = route_rates(topology, users)
-    for route in topology.routes:
-        rate = rates[route.scope]
-        view = RouteView(rate=rate, user_dns=user_edge, frontend_down=front.fail)
+    follows = redirects(topology)
+    followed: dict[str, float] = defaultdict(float)
+    # A redirect's source goes first: its successful answers are its target's extra requests.
+    for route in sorted(topology.routes, key=lambda r: r.scope not in follows):
+        view = RouteView(rate=rates[route.scope], user_dns=user_edge, frontend_down=front.fail)
+        view.redirected = followed[route.scope]
+        rate = view.rate + view.redirected
         probe_abort = probe_http = 0.0
         for line, code, applied in http:
             if not _matches(line, route.method, route.path, t):
@@ -303,6 +321,10 @@ def build_scene(
         ok_probe = (1 - front.fail) * (1 - probe_abort) * (1 - probe_http) * survive
         view.probe_fail = 1 - ok_probe
         scene.routes[route.scope] = view
+        target = follows.get(route.scope)
+        if target is not None:
+            followed[target] += view.rate * ok_user
+    scene.routes = {r.scope: scene.routes[r.scope] for r in topology.routes}
     return scene
 
 
@@ -346,7 +368,10 @@ def _call(
     if call.deadline_ms is not None and own_fail < 1.0:
         base = _route_base(call, scene.service_ms)
         late = slow_share_at(base + extra, call.deadline_ms)
-        if late > 0.001:
+        late = late if late > 0.001 else 0.0
+        paused = scene.pause_late(call.callee, call.deadline_ms - base - extra)
+        late = 1 - (1 - late) * (1 - paused)
+        if late > 0:
             own_fail = 1 - (1 - own_fail) * (1 - late)
             own_kind = "deadline" if late >= own_fail / 2 else own_kind
         extra = min(extra, max(0.0, call.deadline_ms - base))
@@ -377,6 +402,19 @@ def _call(
         scene.call_errors[caller][(call.callee, root_kind)] += attempts * upstream
     fail = 1 - (1 - p_edge) * (1 - own_fail) * child_survive
     return fail, causes, extra
+
+
+def _pause_late(topology: Topology, noise: NoiseLevel) -> Callable[[str, float], float]:
+    """``Scene.pause_late`` for ``topology``'s services at ``noise``."""
+    names = set(topology.names)
+
+    def late(callee: str, budget_ms: float) -> float:
+        if callee not in names:
+            return 0.0
+        spec = topology.deployment(callee)
+        return late_share(spec.language, spec.main.cpu_limit, budget_ms, noise)
+
+    return late
 
 
 def slow_share_at(mean_ms: float, limit_ms: float) -> float:

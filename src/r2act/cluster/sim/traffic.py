@@ -13,7 +13,15 @@ from collections.abc import Mapping
 from r2act.schema import Topology
 from r2act.systems import Call, system_of
 
-__all__ = ["IDLE_CORES", "Call", "route_calls", "route_rates", "service_ms", "user_rate"]
+__all__ = [
+    "IDLE_CORES",
+    "Call",
+    "redirects",
+    "route_calls",
+    "route_rates",
+    "service_ms",
+    "user_rate",
+]
 
 IDLE_CORES: dict[str, float] = {
     "go": 0.002,
@@ -42,8 +50,16 @@ def route_calls(topology: Topology, scope: str) -> tuple[Call, ...]:
 
 
 def user_rate(topology: Topology, users: int) -> float:
-    """Requests per second the load generator sends."""
-    return users / system_of(topology).think_s
+    """Requests per second the load generator sends (and counts): each user sends one
+    task's requests, then waits its think time (response times, milliseconds against a
+    5.5 s wait, are left out)."""
+    system = system_of(topology)
+    return users * system.requests_per_task / system.think_s
+
+
+def redirects(topology: Topology) -> Mapping[str, str]:
+    """Route scope -> the route its successful answer redirects the user's client to."""
+    return system_of(topology).redirects
 
 
 def route_rates(topology: Topology, users: int) -> dict[str, float]:

@@ -7,7 +7,7 @@
 - ``texts``: every line its services print, with the upstream line it reproduces;
 - ``renderers`` (``render_frontend``, ``render_backend``, ``render_startup``, ``errors``):
   what each service prints per request, call, failed call and start, in its own format;
-- ``runtime``: images, start-up times, probe cadence and shell-less images per service;
+- ``runtime``: start-up times, probe cadence and shell-less images per service;
 - ``shop``: its catalogue's ids, currencies, and the forms the health oracle posts;
 - ``policy``: its recovery-policy rules (which plans recover each fault type there);
 - ``steps``: the steps its handlers name when they wrap a failed call's error;
@@ -20,7 +20,7 @@ from r2act.systems.base import System
 from r2act.systems.onlineboutique.catalogue import CELLS
 from r2act.systems.onlineboutique.policy import RULES
 from r2act.systems.onlineboutique.renderers import RENDERERS
-from r2act.systems.onlineboutique.runtime import IMAGES, NO_SHELL, PROBES, STARTUP_S
+from r2act.systems.onlineboutique.runtime import NO_SHELL, PROBES, STARTUP_S
 from r2act.systems.onlineboutique.shop import PROBE_FORMS, PRODUCTS
 from r2act.systems.onlineboutique.steps import ERROR_STEPS
 from r2act.systems.onlineboutique.texts import TEXTS
@@ -30,7 +30,13 @@ from r2act.systems.onlineboutique.topology import (
     VERSION,
     frontend_error_backend,
 )
-from r2act.systems.onlineboutique.traffic import ROUTE_CALLS, SERVICE_MS, THINK_S
+from r2act.systems.onlineboutique.traffic import (
+    REDIRECTS,
+    REQUESTS_PER_TASK,
+    ROUTE_CALLS,
+    SERVICE_MS,
+    THINK_S,
+)
 
 SYSTEM = System(
     name=ONLINE_BOUTIQUE.system,
@@ -44,11 +50,12 @@ SYSTEM = System(
     deploy_dir="deploy/",
     cells=CELLS,
     think_s=THINK_S,
+    requests_per_task=REQUESTS_PER_TASK,
+    redirects=REDIRECTS,
     route_calls=ROUTE_CALLS,
     service_ms=SERVICE_MS,
     texts=TEXTS,
     renderers=RENDERERS,
-    images=IMAGES,
     startup_s=STARTUP_S,
     probes=PROBES,
     no_shell=NO_SHELL,

@@ -1,25 +1,16 @@
 """Online Boutique's per-service runtime facts the simulator needs beyond its topology.
 
-- the image the kubelet's events and cAdvisor's ``image`` label name (the published
-  release's registry, ``google-samples``; the topology's templates keep the reference
-  manifest's ``online-boutique-ci``, as the cluster state reports them);
 - how long a new pod takes to become ready, per service;
 - the probe cadence of the release manifest;
 - which images have no shell (Chaos Mesh's DNSChaos needs one).
+
+The kubelet's events and cAdvisor's ``image`` label name the image the pod spec names,
+which is the topology's template image (the release manifest's
+``us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/<service>:v0.10.6``,
+``redis:alpine``), so ``System.images`` stays empty: pod state, events and series agree.
 """
 
 from __future__ import annotations
-
-from r2act.systems.onlineboutique.topology import ONLINE_BOUTIQUE, VERSION
-
-REGISTRY = "us-central1-docker.pkg.dev/google-samples/microservices-demo/"
-"""Where the published release pulls Online Boutique's images from."""
-
-IMAGES: dict[str, str] = {
-    d.name: "redis:alpine" if d.name == "redis-cart" else f"{REGISTRY}{d.name}:{VERSION}"
-    for d in ONLINE_BOUTIQUE.deployments
-}
-"""Image per deployment as the kubelet and cAdvisor name it."""
 
 STARTUP_S: dict[str, float] = {
     "frontend": 10.0,

@@ -105,4 +105,35 @@ SERVICE_MS: dict[str, float] = {
 """Own processing time per call in milliseconds on an unloaded pod."""
 
 THINK_S = 5.5
-"""Mean Locust think time of Online Boutique's users: ``wait_time = between(1, 10)``."""
+"""Mean Locust think time of Online Boutique's users: ``wait_time = between(1, 10)``
+(``loadgenerator/locustfile.py`` L92), waited once per task."""
+
+TASKS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "index": (1, ("GET /",)),
+    "setCurrency": (2, ("POST /setCurrency",)),
+    "browseProduct": (10, ("GET /product/*",)),
+    "addToCart": (2, ("GET /product/*", "POST /cart")),
+    "viewCart": (3, ("GET /cart",)),
+    "checkout": (1, ("GET /product/*", "POST /cart", "POST /cart/checkout")),
+}
+"""The load generator's tasks: weight and the requests each sends, in order
+(``loadgenerator/locustfile.py`` L34-L72, weights L83-L88). A user picks a task by weight,
+sends its requests back to back, then waits; the route weights of the topology are these
+requests per 19 tasks (``GET /product/*`` 10 + 2 + 1, ``POST /cart`` 2 + 1)."""
+
+REQUESTS_PER_TASK = sum(w * len(reqs) for w, reqs in TASKS.values()) / sum(
+    w for w, _ in TASKS.values()
+)
+"""23 / 19 = 1.21 Locust requests between two waits."""
+
+REDIRECTS: dict[str, str] = {
+    "POST /setCurrency": "GET /",
+    "POST /cart": "GET /cart",
+}
+"""What each POST's 302 names and Locust's ``FastHttpUser`` follows (its client,
+geventhttpclient's ``UserAgent``, follows 301/302/303/307 up to ``max_redirects`` = 30,
+``locust/contrib/fasthttp.py`` L378, ``allow_redirects=True`` by default, L199, L255):
+``setCurrencyHandler`` redirects to the ``Referer`` or ``/`` (``frontend/handlers.go``
+L515-L522; Locust sends no Referer), ``addToCartHandler`` to ``/cart`` (L235-L236). The
+frontend serves and logs the followed GET as a request of its own; Locust records one
+entry, the POST's. ``POST /cart/checkout`` renders the order page (200, no redirect)."""

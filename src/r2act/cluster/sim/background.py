@@ -1,0 +1,173 @@
+"""The background a healthy cluster shows: runtime pauses stretched by CPU limits.
+
+A real system on kind is not a clean room. Its JVM, .NET and V8 services stop the world to
+collect garbage, and a container under a CPU limit runs such a pause at most ``limit``
+cores wide: the CFS quota is ``limit x 100 ms`` per 100 ms period, so a pause
+needing ``c`` ms of CPU takes about ``c / limit`` ms of wall time once ``limit`` < 1 core
+(``cpu.max`` of cgroup v2; a single-threaded collector cannot use more than one core
+anyway). Every call that arrives during a pause waits for its end. Two observable marks
+follow, in every phase, pre and post included, from the same mechanism:
+
+- a call with a deadline (``Call.deadline_ms``) fails when the rest of a pause is longer
+  than the deadline's slack, so the caller's tolerated-failure warning with a deadline
+  error appears now and then (``late_share``, read by ``scene._call``; for the system
+  r2act ships, the entry point's 100 ms ads deadline against a JVM at 300m,
+  ``docs/simulator.md``, "Background");
+- a probe fails when its 1 s ``timeoutSeconds`` (the release manifest sets none: the
+  default) falls inside a longer pause: an ``Unhealthy`` event with the prober's timeout
+  output (``probe_failures``, read by ``events.window_events``). Three failures in a row
+  would restart the container; at these rates that takes pauses no collector here makes,
+  so no restart follows from the background.
+
+Pause rates and lengths are assumptions, not measurements (no upstream source publishes
+the shipped system's GC behaviour); each is named with its reason in ``PAUSES``. The noise
+level scales every rate (``NOISE_FACTOR``): ``none`` is the clean room of earlier versions.
+Every draw is keyed by what it decides (seed, pod, probe, tick), never by call order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from r2act.cluster.sim.seeding import unit
+from r2act.cluster.sim.timeline import PodTimeline
+from r2act.schema import NoiseLevel, Topology
+from r2act.schema.quantities import cpu_millicores
+
+NOISE_FACTOR: dict[NoiseLevel, float] = {
+    NoiseLevel.NONE: 0.0,
+    NoiseLevel.REALISTIC: 1.0,
+    NoiseLevel.HEAVY: 3.0,
+}
+"""Multiplier on every background rate: ``heavy`` stands for a busier node (a laptop
+running the test bed beside other work), three times as many pauses."""
+
+
+@dataclass(frozen=True)
+class Pause:
+    """One kind of stop-the-world pause of a runtime."""
+
+    rate_per_s: float
+    """How often it happens in a serving container."""
+    cpu_ms: float
+    """Median CPU time it needs (log-normal)."""
+    sigma: float
+    """Log-normal spread of that CPU time."""
+    why: str
+    """The assumption behind the figures."""
+
+
+PAUSES: dict[str, tuple[Pause, ...]] = {
+    "java": (
+        Pause(
+            1 / 20,
+            12.0,
+            0.7,
+            "young collections of a small heap: the JVM picks the serial collector in a "
+            "container with under two CPUs (JDK ergonomics), one every ~20 s at the demo's "
+            "allocation rate, ~10 ms each",
+        ),
+        Pause(
+            1 / 900,
+            150.0,
+            0.6,
+            "an old-generation (full) collection of the serial collector every ~15 min, "
+            "~150 ms of CPU for a heap of a few hundred MiB",
+        ),
+    ),
+    "csharp": (
+        Pause(
+            1 / 30,
+            5.0,
+            0.7,
+            "gen0/gen1 collections of .NET's workstation GC (the default in a container "
+            "limited to one CPU), a few ms each",
+        ),
+    ),
+    "node": (
+        Pause(
+            1 / 10,
+            2.0,
+            0.6,
+            "V8 scavenges of the young generation, ~1-3 ms",
+        ),
+        Pause(
+            1 / 300,
+            25.0,
+            0.6,
+            "V8 mark-compact of the old generation every few minutes, tens of ms",
+        ),
+    ),
+}
+"""Stop-the-world pauses per runtime language. Go's collector stops the world for well
+under a millisecond and CPython's cycle collector for a few ms in these small services,
+so neither can reach a 100 ms deadline or a 1 s probe timeout: they have none here."""
+
+
+def _excess_ms(median_ms: float, sigma: float, budget_ms: float) -> float:
+    """E[max(0, D - budget)] for a log-normal D of median ``median_ms``."""
+    if budget_ms <= 0:
+        return median_ms * math.exp(sigma * sigma / 2) - budget_ms
+    mu = math.log(median_ms)
+    d1 = (mu + sigma * sigma - math.log(budget_ms)) / sigma
+    d2 = d1 - sigma
+    mean = math.exp(mu + sigma * sigma / 2)
+    return mean * _phi(d1) - budget_ms * _phi(d2)
+
+
+def _phi(x: float) -> float:
+    """The standard normal CDF."""
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+def late_share(language: str, cpu_limit: str | None, budget_ms: float, noise: NoiseLevel) -> float:
+    """Share of calls (or probes) to a container that wait longer than ``budget_ms`` for the
+    end of a pause: pauses per second times the expected part of a pause that lies beyond
+    the budget (a call arriving in that part is late)."""
+    factor = NOISE_FACTOR[noise]
+    pauses = PAUSES.get(language, ())
+    if factor <= 0 or not pauses:
+        return 0.0
+    cores = cpu_millicores(cpu_limit) / 1000 if cpu_limit else 1.0
+    stretch = 1.0 / min(1.0, max(cores, 0.05))
+    share = sum(
+        p.rate_per_s * factor * _excess_ms(p.cpu_ms * stretch, p.sigma, budget_ms) / 1000
+        for p in pauses
+    )
+    return min(1.0, share)
+
+
+PROBE_TIMEOUT_MS = 1000.0
+"""``timeoutSeconds`` of every probe of the release manifests (unset: the default 1 s)."""
+
+
+def probe_failures(
+    topology: Topology, line: PodTimeline, window: tuple[float, float], seed: int, noise: NoiseLevel
+) -> Iterator[tuple[float, str]]:
+    """(time, message) of each probe of ``line``'s pod in ``window`` that a pause times out.
+
+    Ticks follow the manifest's periods from the pod's creation; a tick counts only while
+    the pod is ready (a crashed or paused container fails its probes by its own mechanism,
+    ``timeline``). Each tick is decided by its own key, so any window sees the same ones."""
+    lo, hi = window
+    facts = line.facts
+    spec = topology.deployment(line.pod.app)
+    p = late_share(spec.language, spec.main.cpu_limit, PROBE_TIMEOUT_MS, noise)
+    if p <= 0:
+        return
+    pod = line.pod
+    for probe, period in (("Readiness", facts.readiness_s), ("Liveness", facts.liveness_s)):
+        if period <= 0:
+            continue
+        first = max(0, math.ceil((lo - pod.created_at) / period))
+        last = math.floor((hi - pod.created_at) / period)
+        for k in range(first, last + 1):
+            ts = pod.created_at + k * period
+            if unit(seed, "probe-pause", pod.name, probe, k) >= p:
+                continue
+            if pod.deleted_at is not None and ts >= pod.deleted_at:
+                continue
+            if line.ready(ts):
+                yield ts, f"{probe} probe failed: timeout"
