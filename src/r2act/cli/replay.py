@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from r2act.cluster.base import Cluster
     from r2act.evaluation.predictions import ParsedPrediction, PredictionFile
     from r2act.replay import ReplayReport
-    from r2act.schema import BenchmarkRecord
+    from r2act.schema import BenchmarkRecord, NoiseLevel
 
 _PREDICTIONS = typer.Argument(..., help="Predictions file (JSON lines), e.g. rule.jsonl.")
 _DATASET = typer.Option(
@@ -111,9 +111,30 @@ def _cluster(
         quiet = GlitchRates(injection_failure=0.0, metric_gap=0.0, slow_recovery=0.0)
         seeds = sorted({s for r in records if (s := r.metadata.target_seed) is not None})
         sim = SimTarget(kind="sim", seed=seeds[0] if seeds else 0, name=name, glitches=quiet)
-        return connect(sim, namespace="default", workspace=out), sim
+        noise, users = replay_conditions(records)
+        return connect(sim, namespace="default", workspace=out, users=users, noise=noise), sim
     manifest = load_manifest(Path(target))
     return open_target(manifest, out), manifest.target
+
+
+def replay_conditions(records: list[BenchmarkRecord]) -> tuple[NoiseLevel, int]:
+    """The noise level and user count a simulated replay runs with: the dataset's own.
+
+    A plan is judged on the cluster its incident was collected on, so replay rebuilds it
+    with the records' noise level and load. A record without a noise level was collected
+    before noise levels existed, by a simulator without background: ``none`` reproduces
+    it. A dataset mixing levels (or loads) replays at the most common one (ties: the first
+    in order), since one replay cluster serves every incident."""
+    from r2act.schema import NoiseLevel
+
+    levels = Counter(r.metadata.noise or NoiseLevel.NONE for r in records)
+    users = Counter(
+        int(u) if isinstance(u := r.metadata.load_profile.get("users", 10), int | float) else 10
+        for r in records
+    )
+    noise = min(levels, key=lambda n: (-levels[n], n.value)) if levels else NoiseLevel.REALISTIC
+    count = min(users, key=lambda n: (-users[n], n)) if users else 10
+    return noise, count
 
 
 def _refuse_leftovers(cluster: Cluster, out: Path) -> None:

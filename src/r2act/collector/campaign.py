@@ -343,6 +343,7 @@ def _provenance(plan: CollectionPlan, run_dir: Path, cluster: Cluster) -> Proven
         namespace=cluster.namespace,
         target_seed=manifest.target.seed if isinstance(manifest.target, SimTarget) else None,
         lane=plan.lane,
+        noise=manifest.noise.value,
     )
 
 

@@ -63,6 +63,9 @@ class Provenance:
     """Seed of a simulated target (None on Kubernetes), so replay can rebuild the same cluster."""
     lane: Mapping[str, Any] | None = None
     """Lane name, cluster and nodes when collected by lanes (None otherwise)."""
+    noise: str = "realistic"
+    """The manifest's noise level (``NoiseLevel`` value): the background a simulated target
+    showed besides the fault; on a real cluster always ``realistic`` (its own)."""
 
 
 @dataclass(frozen=True)

@@ -337,6 +337,7 @@ class IncidentRun:
                 "fingerprint": p.fingerprint,
                 "namespace": p.namespace,
                 "seed": p.target_seed,
+                "noise": p.noise,
             },
             "campaign": p.campaign,
             "load": dict(p.load),

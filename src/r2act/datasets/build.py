@@ -213,6 +213,9 @@ def _build_info(
         target_kinds=distinct([r.metadata.target_kind for r in records]),
         systems=distinct([r.metadata.system for r in records]),
         manifest_sha256=distinct([r.metadata.manifest_sha256 for r in records]),
+        noise_levels=distinct(
+            [r.metadata.noise.value if r.metadata.noise else "not recorded" for r in records]
+        ),
         folds_seed=folds_seed,
         built_from=run_dir.resolve().name,
         date=max(dates)[:10] if dates else "1970-01-01",

@@ -44,6 +44,9 @@ class BuildInfo:
     """Tables without a row: no Hugging Face config (``datasets`` cannot load an empty one)."""
     systems: list[str] = field(default_factory=list)
     """The systems under test the records hold (``metadata.system``), in order."""
+    noise_levels: list[str] = field(default_factory=list)
+    """The records' noise levels (``metadata.noise``), in order; ``not recorded`` for runs
+    collected before the campaign's noise key (a simulator without background)."""
 
 
 def _systems_line(systems: list[str]) -> str:
@@ -284,6 +287,8 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         f"{', '.join(info.manifest_sha256)}",
         f"- tool: r2act {info.tool_version}; target kind(s): {', '.join(info.target_kinds)}",
         f"- collected: pre / during / post windows per incident; last timestamp {info.date}",
+        f"- noise level(s): {', '.join(info.noise_levels) or 'not recorded'} (the background "
+        "the cluster showed besides each fault; docs/simulator.md)",
         f"- audited by `r2act audit` ({audit}); built by `r2act dataset build` from "
         f"`{info.built_from}`",
         f"- folds seed {info.folds_seed}; figures by matplotlib {info.matplotlib}",

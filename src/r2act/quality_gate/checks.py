@@ -10,9 +10,10 @@ already reported it, and repeating it would only blur the reasons histogram.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 
-from r2act.quality_gate.evidence import IncidentEvidence, PhaseEvidence
+from r2act.quality_gate.evidence import IncidentEvidence, PhaseEvidence, SeriesStats
 from r2act.quality_gate.problems import Problem, error, warning
 from r2act.quality_gate.rawstore import CHAOS_STATUS, EVENTS, LOGS, METRICS, STATE
 from r2act.schema import PHASES, ChaosStatus
@@ -35,8 +36,15 @@ USER_FAILURE_FLOOR = 0.02
 """...plus this many per second (about 2 failed user requests in a 120 s window): users see
 failures the baseline did not have. The least-used route of Online Boutique's locustfile
 (weight 1 of 23 at 10 users, about 0.08 requests/s) failing outright clears it fourfold."""
+WARNING_FACTOR = 2.0
+"""Warning events in the during window must exceed this multiple of what the pre window's
+rate predicts for its length (a healthy cluster has its own: a probe answering late)..."""
+WARNING_FLOOR = 2
+"""...and by at least this many: one more warning than expected is no effect, while a
+fault that fails a pod's probes or restarts it repeats its warnings."""
 METRIC_SIGMAS = 4.0
-"""A metric series deviates when its mean moves more than this many baseline deviations..."""
+"""A metric series deviates when its mean moves more than this many deviations (the
+series' spread pooled over the pre and the during window, ``_pooled``)..."""
 METRIC_RELATIVE = 0.25
 """...and more than this fraction of the baseline mean."""
 
@@ -202,6 +210,17 @@ def check_injection(ev: IncidentEvidence) -> list[Problem]:
     return problems
 
 
+def _pooled(before: SeriesStats, now: SeriesStats) -> float:
+    """The series' spread over both windows (root mean square of the two deviations).
+
+    The baseline's deviation alone is not enough on a noisy cluster: a sparse counter
+    (throttled periods, a few per minute) can be zero throughout a short pre window and
+    then count a few by chance; its during-window spread shows that such a shift is noise.
+    A real effect moves the mean far beyond either window's spread (a stressed pod
+    throttles nearly every period, steadily)."""
+    return math.sqrt((before.std**2 + now.std**2) / 2)
+
+
 def effect_signals(pre: PhaseEvidence, during: PhaseEvidence) -> list[str]:
     """Which observable signals deviate in ``during`` from the ``pre`` baseline."""
     signals: list[str] = []
@@ -229,21 +248,20 @@ def effect_signals(pre: PhaseEvidence, during: PhaseEvidence) -> list[str]:
             pre.state.not_ready
         ) + len(pre.state.unavailable):
             signals.append("readiness")
-    if (
-        pre.events
-        and during.events
-        and during.events.visible_warnings > pre.events.visible_warnings
-    ):
-        signals.append("warning_events")
+    if pre.events and during.events:
+        expected = pre.events.visible_warnings / pre.duration * during.duration
+        warnings = during.events.visible_warnings
+        if warnings > WARNING_FACTOR * expected and warnings - expected >= WARNING_FLOOR:
+            signals.append("warning_events")
     if pre.metrics and during.metrics:
         for key, now_stats in during.metrics.series.items():
             base_stats = pre.metrics.series.get(key)
             if base_stats is None or base_stats.count < 2 or now_stats.count < 2:
                 continue
             shift = abs(now_stats.mean - base_stats.mean)
-            if shift > METRIC_SIGMAS * base_stats.std and shift > METRIC_RELATIVE * max(
-                abs(base_stats.mean), 1e-9
-            ):
+            if shift > METRIC_SIGMAS * _pooled(
+                base_stats, now_stats
+            ) and shift > METRIC_RELATIVE * max(abs(base_stats.mean), 1e-9):
                 signals.append(f"metric:{key[0]}")
     return list(dict.fromkeys(signals))
 

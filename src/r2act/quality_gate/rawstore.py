@@ -16,7 +16,15 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field
 
-from r2act.schema import PHASES, ChaosStatus, ClusterState, KubeEvent, Phase, PlannedIncident
+from r2act.schema import (
+    PHASES,
+    ChaosStatus,
+    ClusterState,
+    KubeEvent,
+    NoiseLevel,
+    Phase,
+    PlannedIncident,
+)
 from r2act.schema.rawstore import (
     CHAOS_STATUS,
     CHAOS_YAML,
@@ -76,6 +84,11 @@ class TargetInfo(BaseModel):
     fingerprint: str = Field(description="Target fingerprint (sim name/seed or context/ns).")
     namespace: str = Field(description="Namespace the system ran in.")
     seed: int | None = Field(default=None, description="Seed of a simulated target.")
+    noise: NoiseLevel | None = Field(
+        default=None,
+        description="Noise level it was collected at; None for runs collected before the "
+        "campaign's noise key existed.",
+    )
 
 
 class Timestamps(BaseModel):

@@ -133,6 +133,7 @@ def build_record(
                 repetition=incident.repetition,
                 target_kind=ann.target.kind,
                 target_seed=ann.target.seed,
+                noise=ann.target.noise,
                 seed=incident.seed,
                 tool_version=ann.tool_version,
                 manifest_sha256=ann.manifest_sha256,

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from r2act.schema.faults import FaultSpec, FaultType, Intensity
+from r2act.schema.faults import FaultSpec, FaultType, Intensity, NoiseLevel
 from r2act.schema.plans import (
     IncreaseMemoryLimit,
     InvalidPlan,
@@ -93,6 +93,12 @@ class RecordMetadata(BaseModel):
         default=None,
         description="Seed of the simulated cluster it ran on (None on Kubernetes); replay "
         "rebuilds a simulated cluster with it.",
+    )
+    noise: NoiseLevel | None = Field(
+        default=None,
+        description="Background the cluster showed besides the fault (the campaign's noise "
+        "key; a real cluster is always realistic). None: collected before noise levels "
+        "existed, when the simulator had no background (what none reproduces).",
     )
     seed: int = Field(description="Per-incident seed.")
     tool_version: str = Field(description="r2act version that collected it.")

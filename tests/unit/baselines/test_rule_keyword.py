@@ -74,7 +74,8 @@ def test_dns_failure_is_blamed_on_the_host_callers_cannot_resolve() -> None:
         'rpc error: code = Unavailable desc = connection error: desc = "transport: Error while '
         'dialing: dial tcp: lookup productcatalogservice on 10.96.0.10:53: no such host"'
     )
-    lines = [bc.go_error("[PlaceOrder] failed calling productcatalogservice", error)] * 3
+    # every order fails for the whole window (a complaint every 5 s): a persistent symptom
+    lines = [bc.go_error("[PlaceOrder] failed calling productcatalogservice", error)] * 12
     found = diagnose(bc.case(bc.logs({"pre": {}, "during": {"checkoutservice": lines}})))
     assert (found.service, found.fault) == ("productcatalogservice", FaultType.DNS_FAULT)
 

@@ -193,3 +193,12 @@ def test_build_refuses_to_replace_a_directory_that_is_not_a_dataset(
     with pytest.raises(DataError, match="not an r2act dataset"):
         build_dataset(audited_run, precious, workers=1)
     assert (precious / "notes.txt").read_text() == "keep me"
+
+
+def test_runs_collected_before_noise_levels_audit_and_the_card_says_not_recorded(
+    built: Path,
+) -> None:
+    # the fixture writes incident.json as releases before the noise key did (no target.noise)
+    assert {r.metadata.noise for r in _records(built)} == {None}
+    card = (built / "README.md").read_text()
+    assert "- noise level(s): not recorded (" in card

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from r2act.quality_gate import Group, Problem, Severity, group_for
 from r2act.quality_gate.checks import effect_signals
-from r2act.quality_gate.evidence import LogSummary, MetricSummary, PhaseEvidence, SeriesStats
+from r2act.quality_gate.evidence import (
+    EventSummary,
+    LogSummary,
+    MetricSummary,
+    PhaseEvidence,
+    SeriesStats,
+)
 from r2act.quality_gate.provenance import is_provenance_event, leak_terms
 from r2act.schema import KubeEvent
 
@@ -88,3 +94,32 @@ def test_failures_users_see_on_the_load_generator_are_an_effect() -> None:
     # failures already there before the fault are no evidence of it
     pre.logs = LogSummary(1000, 0, ("loadgenerator",), user_failures_per_s=0.08)
     assert effect_signals(pre, failing) == []
+
+
+def _events(phase: str, warnings: int, window: tuple[float, float]) -> PhaseEvidence:
+    p = _phase(phase, 0)
+    p.window = window
+    p.events = EventSummary(
+        visible=warnings, provenance=0, visible_warnings=warnings, chaos_failures=()
+    )
+    return p
+
+
+def test_warning_events_count_against_the_pre_windows_rate_not_its_total() -> None:
+    # a healthy cluster's probe warnings: 2 in a 60 s pre window predict 4 in 120 s
+    pre = _events("pre", 2, (0.0, 60.0))
+    assert effect_signals(pre, _events("during", 4, (61.0, 181.0))) == []
+    assert effect_signals(pre, _events("during", 5, (61.0, 181.0))) == []  # one more: no
+    assert effect_signals(pre, _events("during", 12, (61.0, 181.0))) == ["warning_events"]
+    quiet = _events("pre", 0, (0.0, 60.0))
+    assert effect_signals(quiet, _events("during", 1, (61.0, 181.0))) == []
+    assert effect_signals(quiet, _events("during", 3, (61.0, 181.0))) == ["warning_events"]
+
+
+def test_a_sparse_counter_counting_a_few_by_chance_is_no_effect() -> None:
+    key = ("cpu_throttled", '{"pod": "a"}')
+    pre = _phase("pre", 0, {key: SeriesStats(0.0, 0.0, 4)})
+    chance = _phase("during", 0, {key: SeriesStats(0.004, 0.008, 8)})
+    pegged = _phase("during", 0, {key: SeriesStats(9.6, 0.4, 8)})
+    assert effect_signals(pre, chance) == []
+    assert effect_signals(pre, pegged) == ["metric:cpu_throttled"]

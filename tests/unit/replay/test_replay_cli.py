@@ -12,9 +12,10 @@ from typer.testing import CliRunner, Result
 import r2act.cli.replay  # noqa: F401 - registers replay on the app
 from r2act import datasets
 from r2act.cli.app import app
+from r2act.cli.replay import replay_conditions
 from r2act.cluster import kube
 from r2act.errors import DataError, SafetyError
-from r2act.schema import BenchmarkRecord
+from r2act.schema import BenchmarkRecord, NoiseLevel
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -109,3 +110,39 @@ def test_a_simulated_dataset_replays_on_a_simulated_cluster_with_its_recorded_se
     states = list(out.glob(".sim/*/state.json"))
     assert len(states) == 1
     assert json.loads(states[0].read_text())["seed"] == 4242
+
+
+def _with(record: BenchmarkRecord, **update: Any) -> BenchmarkRecord:
+    return record.model_copy(update={"metadata": record.metadata.model_copy(update=update)})
+
+
+def test_a_simulated_replay_uses_the_datasets_noise_level_and_users(
+    smoke_records: list[BenchmarkRecord], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from r2act.cluster import connect as connect_module
+
+    first = smoke_records[0]
+    records = [_with(first, noise=NoiseLevel.HEAVY, load_profile={"users": 25})]
+    monkeypatch.setattr(datasets, "load_records", lambda _d: list(records))
+    monkeypatch.setattr(datasets, "validate", lambda _d: [])
+    seen: dict[str, Any] = {}
+    real = connect_module.connect
+
+    def spy(target: Any, **kwargs: Any) -> Any:
+        seen.update(kwargs)
+        return real(target, **kwargs)
+
+    monkeypatch.setattr(connect_module, "connect", spy)
+    predictions = _predictions(tmp_path / "gold.jsonl", records)
+    result = _run(str(predictions), "--dataset", str(tmp_path), "--out", str(tmp_path / "o"), "-q")
+    assert result.exit_code == 0, result.output
+    assert (seen["noise"], seen["users"]) == (NoiseLevel.HEAVY, 25)
+
+
+def test_records_without_a_noise_level_replay_in_the_clean_room_they_came_from(
+    smoke_records: list[BenchmarkRecord],
+) -> None:
+    old = [_with(r, noise=None, load_profile={"users": 10}) for r in smoke_records[:3]]
+    assert replay_conditions(old) == (NoiseLevel.NONE, 10)
+    mixed = [*old, _with(smoke_records[0], noise=NoiseLevel.HEAVY, load_profile={"users": 4})]
+    assert replay_conditions(mixed) == (NoiseLevel.NONE, 10)  # the most common

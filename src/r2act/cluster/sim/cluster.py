@@ -33,6 +33,7 @@ from r2act.cluster.sim.glitches import Glitches
 from r2act.cluster.sim.identity import pod_facts
 from r2act.cluster.sim.lifecycle import create, creation_events, delete, incident_of
 from r2act.cluster.sim.logs import LogSource, piece_mid
+from r2act.cluster.sim.metric_noise import background_for
 from r2act.cluster.sim.metrics import MetricSource
 from r2act.cluster.sim.plans import apply, preimage, undo
 from r2act.cluster.sim.scene import Scene, build_scene
@@ -142,7 +143,7 @@ class SimulatedCluster:
         # Line rates follow from the users' requests and each handler's log calls; ``volume``
         # only thins or thickens them for a test's sake (1.0: as the load generates them).
         self._logs = LogSource(topology, loaded.seed, users, volume)
-        self._metrics = MetricSource(topology, loaded.seed, loaded.namespace)
+        self._metrics = MetricSource(topology, loaded.seed, loaded.namespace, background_for(noise))
         self._requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
         self._working_sets = {
             d.name: topology.working_set_bytes(d.name) for d in topology.deployments

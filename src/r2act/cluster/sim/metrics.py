@@ -13,6 +13,10 @@ counters start again from zero, and a container that is not running (waiting out
 restart back-off) has no series at all: Prometheus marks it stale. kube-state-metrics
 series carry the pod's ``uid``; pod-level ones (``kube_pod_status_*``) have no
 ``container``; ``phase`` and ``condition`` are emitted for every value, 0 or 1.
+
+With a background (``noise: realistic | heavy``, ``metric_noise``) cAdvisor series carry a
+healthy container's noise, each series type its own; without one (``noise: none``) they
+are the expected values with a uniform +-4 % jitter, the clean room of regression tests.
 """
 
 from __future__ import annotations
@@ -23,6 +27,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from r2act.cluster.sim.identity import PAUSE_IMAGE, container_id, pod_uid
+from r2act.cluster.sim.metric_noise import (
+    CPU_PER_SERVICE_MS,
+    Background,
+    ContainerLoad,
+    MetricBackground,
+)
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
@@ -100,8 +110,15 @@ _PodLabels = tuple[dict[str, str], bool, LabelKey]
 class MetricSource:
     """Computes series of the known metrics from scenes."""
 
-    def __init__(self, topology: Topology, seed: int, namespace: str) -> None:
+    def __init__(
+        self,
+        topology: Topology,
+        seed: int,
+        namespace: str,
+        background: MetricBackground | None = None,
+    ) -> None:
         self.topology, self.seed, self.namespace = topology, seed, namespace
+        self.background = None if background is None else Background(background, seed)
         self.requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
         self.working_sets = {
             d.name: topology.working_set_bytes(d.name) for d in topology.deployments
@@ -199,7 +216,8 @@ class MetricSource:
             if isinstance(value, list):
                 out.extend(value)
             else:
-                noise = 1.0 if counter else self._noise(metric, pod.name, t)
+                plain = counter or self.background is not None
+                noise = 1.0 if plain else self._noise(metric, pod.name, t)
                 out.append((labels, value * noise))
         return out
 
@@ -258,11 +276,30 @@ class MetricSource:
         if line.active(scene.t, "cpu"):
             return limit * 0.98
         share = 1.0 / len(view.ready) if view and line.pod.name in view.ready else 0.0
-        busy = scene.received.get(app, 0.0) * share * self.service_ms.get(app, 3.0) / 1000 * 0.6
+        busy = scene.received.get(app, 0.0) * share * self.service_ms.get(app, 3.0) / 1000
+        busy *= CPU_PER_SERVICE_MS
         idle = IDLE_CORES.get(self.language.get(app, "go"), 0.003)
         if app == self.topology.load_generator:
             busy = sum(v.rate for v in scene.routes.values()) * 0.01
         return min(limit, idle + busy)
+
+    def _load(self, line: PodTimeline, scene: Scene) -> ContainerLoad:
+        """What the background of ``line``'s container depends on at ``scene.t``."""
+        app, t = line.pod.app, scene.t
+        view = scene.services.get(app)
+        share = 1.0 / len(view.ready) if view and line.pod.name in view.ready else 0.0
+        calls = scene.received.get(app, 0.0) * share
+        cost = self.service_ms.get(app, 3.0) * CPU_PER_SERVICE_MS
+        if app == self.topology.load_generator:
+            calls, cost = sum(v.rate for v in scene.routes.values()), 10.0
+        return ContainerLoad(
+            language=self.language.get(app, "go"),
+            calls_s=calls,
+            cost_ms=cost,
+            limit_cores=self.cpu_limit.get(app, 0.2),
+            working_set=self.working_sets.get(app, 64 * 2**20),
+            age_s=t - _instance_start(line, t),
+        )
 
     def _cpu_seconds(self, line: PodTimeline, scene: Scene) -> float:
         """The CPU counter of the running container instance: idle-and-traffic baseline
@@ -277,15 +314,19 @@ class MetricSource:
         limit = self.cpu_limit.get(pod.app, 0.2)
         return baseline * (t - born) + (limit - baseline) * stressed
 
-    def _working_set(self, line: PodTimeline, t: float) -> float:
+    def _working_set(self, line: PodTimeline, t: float, scene: Scene | None = None) -> float:
         """cAdvisor's working set: 92-100% of the image's working set under load
         (``Topology.working_set_bytes``), so the peak a method reads is the figure a new
         limit must clear; capped just under the pod's limit, where the kernel reclaims."""
         app = line.pod.app
         peak = self.working_sets.get(app, 64 * 2**20)
-        base = peak * (self._noise("ws", line.pod.name, t) - 0.04)
         if line.paused(t):
             return 3.1e5  # the pause binary of a pod-failure
+        if self.background is not None and scene is not None:
+            load = self._load(line, scene)
+            base = self.background.working_set(load, line.pod.name, line.restart_count(t), t)
+        else:
+            base = peak * (self._noise("ws", line.pod.name, t) - 0.04)
         for active in line.active(t, "memory"):
             base += active.fault.memory_bytes
         return min(base, line.pod.memory_limit * 0.995)
@@ -297,12 +338,17 @@ class MetricSource:
         age = t - pod.created_at
         if metric == "container_cpu_usage_seconds_total":
             if rate:
-                return self._cores(line, scene)
+                cores = self._cores(line, scene)
+                if self.background is None or cores == 0.0 or line.active(t, "cpu"):
+                    return cores
+                idle = IDLE_CORES.get(self.language.get(app, "go"), 0.003)
+                key: object = (pod.name, line.restart_count(t), t)
+                return self.background.cpu_cores(cores, idle, self._load(line, scene), key)
             return self._cpu_seconds(line, scene)
         if metric in ("container_memory_working_set_bytes", "container_memory_usage_bytes"):
-            return self._working_set(line, t)
+            return self._working_set(line, t, scene)
         if metric == "container_memory_rss":
-            return self._working_set(line, t) * 0.85
+            return self._working_set(line, t, scene) * 0.85
         if metric.startswith("container_network_"):
             calls = scene.received.get(app, 0.0)
             view = scene.services.get(app)
@@ -312,6 +358,11 @@ class MetricSource:
                 per_s /= 900.0
             if "errors" in metric or "dropped" in metric:
                 per_s = 0.0
+            elif rate and self.background is not None and "packets" not in metric:
+                per_call = 1500.0 if "receive" in metric else 4000.0
+                load = self._load(line, scene)
+                key = (metric, pod.name, t)
+                return self.background.network_rate(2000.0, per_call, load, key)
             return per_s if rate else per_s * age  # counters: today's rate over the age
         if metric in (
             "container_cpu_cfs_throttled_periods_total",
@@ -320,6 +371,12 @@ class MetricSource:
             periods = 10.0
             if metric == "container_cpu_cfs_throttled_periods_total":
                 periods = 9.6 if line.active(t, "cpu") else 0.02
+                if self.background is not None:
+                    if not line.active(t, "cpu"):
+                        periods = self.background.throttled_per_s(self._load(line, scene))
+                    if rate:
+                        key = (metric, pod.name, line.restart_count(t), t)
+                        return self.background.count_rate(periods, key)
             return periods if rate else periods * (t - _instance_start(line, t))
         if metric == "container_oom_events_total":
             count = sum(1 for ts, reason in line.restarts if ts <= t and reason == "OOMKilled")
