@@ -180,7 +180,7 @@ def _edge_faults(
                     kind_or_none = address_kind(value, callee, hosts)
                     if kind_or_none is None:
                         continue
-                    kind = f"{kind_or_none}@{value}"  # the system's error texts read the dialled address
+                    kind = f"{kind_or_none}@{value}"  # error texts read the address
                     old = edges.get((app, callee), (0.0, kind))[0]
                     edges[(app, callee)] = (min(1.0, old + share), kind)
                     addresses[(app, callee)] = value
