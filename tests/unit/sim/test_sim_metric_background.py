@@ -68,6 +68,12 @@ def test_working_set_sawtooth_peaks_at_the_images_figure(tmp_path: Path) -> None
         values = _values(noisy, "memory_working_set", app)
         assert max(values) <= figure
         assert max(values) > 0.99 * figure  # a whole cycle fits in the window
+        assert max(values) - min(values) > 0.02 * figure  # the heap swings
+        if app == "cartservice":
+            # .NET's gen0 budget fills in less than cAdvisor's 10 s housekeeping at the
+            # shipped load, so scrapes alias the fast sawtooth into a slow one: the drop is
+            # hidden between samples, as it would be on a real cluster.
+            continue
         drops = sum(1 for a, b in itertools.pairwise(values) if b < a - 0.02 * figure)
         assert drops >= 1  # a collection gave memory back
 

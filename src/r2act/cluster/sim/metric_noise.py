@@ -77,7 +77,7 @@ RUNTIMES: dict[str, Runtime] = {
     # the young generation is committed once and reused, so RSS barely moves, while the
     # single-threaded young collections cost CPU.
     "java": Runtime(0.40, 0.3, 0.02, 512.0, 32.0, 1.5, 600.0),
-    # .NET (cartservice) workstation concurrent GC (one CPU): gen0 budget cycles, the GC
+    # .NET (the cart's image) workstation concurrent GC (one CPU): gen0 budget cycles, the GC
     # decommits part of gen0 after a collection.
     "csharp": Runtime(0.30, 0.4, 0.05, 256.0, 16.0, 1.0, 600.0),
     # CPython frees by reference counting as it goes; pymalloc keeps its arenas, and the
