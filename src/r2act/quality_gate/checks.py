@@ -35,7 +35,7 @@ USER_FAILURE_FACTOR = 2.0
 USER_FAILURE_FLOOR = 0.02
 """...plus this many per second (about 2 failed user requests in a 120 s window): users see
 failures the baseline did not have. The least-used route of Online Boutique's locustfile
-(about 0.26 requests/s from the campaigns' 27 users) failing outright clears it fourfold."""
+(about 0.26 requests/s from the campaigns' 27 users) failing outright clears it over tenfold."""
 WARNING_FACTOR = 2.0
 """Warning events in the during window must exceed this multiple of what the pre window's
 rate predicts for its length (a healthy cluster has its own: a probe answering late)..."""
