@@ -123,8 +123,8 @@ def replay_conditions(records: list[BenchmarkRecord]) -> tuple[NoiseLevel, int]:
     A plan is judged on the cluster its incident was collected on, so replay rebuilds it
     with the records' noise level and load. A record without a noise level was collected
     before noise levels existed, by a simulator without background: ``none`` reproduces
-    it. A dataset mixing levels (or loads) replays at the most common one (ties: the first
-    in order), since one replay cluster serves every incident."""
+    it. A dataset mixing levels (or loads) replays at the most common one (ties: the level
+    first by name, the smaller user count), since one replay cluster serves every incident."""
     from r2act.schema import NoiseLevel
 
     levels = Counter(r.metadata.noise or NoiseLevel.NONE for r in records)

@@ -41,7 +41,7 @@ from r2act.collector.context import (
     NullObserver,
     Provenance,
 )
-from r2act.collector.fresh import IncidentCluster
+from r2act.collector.fresh import IncidentCluster, positions_of
 from r2act.collector.guard import CleanupGuard, Interrupted
 from r2act.collector.lifecycle import Collector, IncidentRun, leftovers_message
 from r2act.collector.retrying import call_with_retry
@@ -141,7 +141,7 @@ def plan_collection(manifest_path: Path, only: Sequence[str] = ()) -> Collection
     """Load, plan and render; ``only`` restricts to the given ids (unknown ids are an error)."""
     manifest = load_manifest(manifest_path)
     incidents = plan_incidents(manifest)
-    positions = {incident.id: n for n, incident in enumerate(incidents)}  # before --only
+    positions = positions_of(incidents)  # before --only
     judge = any(is_spare(i) for i in incidents) and not only
     if only:
         known = {i.id for i in incidents}

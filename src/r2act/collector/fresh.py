@@ -16,22 +16,28 @@ it is, and the leftover check that follows refuses, pointing to ``r2act cleanup`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from r2act.campaigns import Manifest, SimTarget, plan_incidents
 from r2act.cluster.base import Cluster
 from r2act.collector.cleanup import remover
 from r2act.collector.context import CollectSettings
-from r2act.schema import ChaosRef
+from r2act.schema import ChaosRef, PlannedIncident
+
+
+def positions_of(incidents: Sequence[PlannedIncident]) -> dict[str, int]:
+    """Incident id -> its place (0-based) in ``incidents``, the campaign's whole plan with
+    its spares.
+
+    Taken before ``--only``, the shard and the lane select, so it can fix an incident's
+    simulated start time."""
+    return {incident.id: n for n, incident in enumerate(incidents)}
 
 
 def plan_positions(manifest: Manifest) -> dict[str, int]:
-    """Incident id -> its place (0-based) in the campaign's whole plan, spares included.
-
-    Independent of ``--only``, of the shard and of the lane, so it can fix an incident's
-    simulated start time."""
-    return {incident.id: n for n, incident in enumerate(plan_incidents(manifest))}
+    """``positions_of`` the campaign's whole plan."""
+    return positions_of(plan_incidents(manifest))
 
 
 class IncidentCluster:
