@@ -69,13 +69,9 @@ def test_containers_images_ports_and_memory_limits_match(
             limit = limits.get("memory", UNSET)
             assert memory_bytes(ours.memory_limit) == memory_bytes(limit), name
             # No request in the chart: the API server defaults it to the limit.
-            assert memory_bytes(ours.memory_request) == memory_bytes(
-                requests.get("memory", limit)
-            )
+            assert memory_bytes(ours.memory_request) == memory_bytes(requests.get("memory", limit))
             assert cpu_millicores(ours.cpu_limit) == cpu_millicores(limits.get("cpu", UNSET))
-            assert cpu_millicores(ours.cpu_request) == cpu_millicores(
-                requests.get("cpu", UNSET)
-            )
+            assert cpu_millicores(ours.cpu_request) == cpu_millicores(requests.get("cpu", UNSET))
 
 
 def test_no_container_has_a_probe(rendered: dict[str, dict[str, dict[str, Any]]]) -> None:
