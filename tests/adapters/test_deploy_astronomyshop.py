@@ -278,8 +278,10 @@ def test_readme_memory_budget_is_the_sum_of_the_chart_limits(
     assert f"200 Mi × {workers}" in readme
     # the facts' "about 6.0 GiB without Grafana and OpenSearch" is this plus the bundled
     # Prometheus with one collector
+    # (shared/facts/astronomy-shop-traces-2026.md 1.9: demo components 4,600 Mi, flagd-ui
+    # 250, collector 200 per node, Jaeger 600, Prometheus 400.)
     one_node = _budget_mi(_merge(merged, {"prometheus": {"enabled": True}}), 1)
-    assert one_node == 6050 and total == 5850
+    assert one_node == 4600 + 250 + 200 + 600 + 400
 
 
 FAKE = r"""#!/usr/bin/env bash
@@ -292,6 +294,10 @@ case "$(basename "$0") $*" in
     echo "Pulled: ghcr.io/x/opentelemetry-demo:${FAKE_CHART_VERSION}"
     echo "Digest: ${FAKE_DIGEST}" ;;
   "helm status"*) exit "${FAKE_STATUS:-1}" ;;
+  "helm show crds"*) echo "kind: CustomResourceDefinition" ;;
+  "kind version"*) echo "kind v${FAKE_KIND:-0.27.0} go1.23.6 linux/amd64" ;;
+  *"get --raw"*jaeger*) echo '{"data":["frontend","checkout"]}' ;;
+  *" logs "*) echo "LogRecord #0" ;;
   *"create namespace"*) echo "apiVersion: v1" ;;
   *" -f -"*) { echo "--- stdin of: $*"; cat; } >>"$FAKE_LOG.stdin" ;;
 esac
@@ -324,7 +330,7 @@ def bed(tmp_path: Path) -> Bed:
     shutil.copytree(DEPLOY, tmp_path / "deploy")
     tools = tmp_path / "bin"
     tools.mkdir()
-    for name in ("helm", "kubectl"):
+    for name in ("helm", "kubectl", "kind", "docker", "curl"):
         (tools / name).write_text(FAKE)
         (tools / name).chmod(0o755)
     env = {
@@ -393,3 +399,49 @@ def test_install_needs_a_context_and_a_recent_helm(bed: Bed) -> None:
     assert done.returncode == 2 and "usage: deploy/astronomyshop/install.sh CONTEXT" in done.stderr
     done = bed.install("kind-x", FAKE_HELM="3.9.0")
     assert done.returncode == 1 and "helm 3.9.0 is too old" in done.stderr
+
+
+def _up(bed: Bed, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(bed.root / "deploy" / "astronomyshop" / "kind" / "up.sh"), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env={**bed.env, **env},
+    )
+
+
+def test_kind_up_builds_its_own_cluster_then_prometheus_then_the_shop(bed: Bed) -> None:
+    done = _up(bed)
+    assert done.returncode == 0, done.stdout + done.stderr
+    calls = bed.calls()
+    versions = _versions()
+    cluster = versions["ASTRONOMY_SHOP_KIND_CLUSTER_NAME"]
+    context = f"kind-{cluster}"
+    create = next(i for i, c in enumerate(calls) if c.startswith("kind create cluster"))
+    assert f"--name {cluster} --image {versions['KIND_NODE_IMAGE']}" in calls[create]
+    kps = next(i for i, c in enumerate(calls) if c.startswith("helm upgrade --install kps "))
+    nodeport = versions["ASTRONOMY_SHOP_PROMETHEUS_NODE_PORT"]
+    assert f"prometheus.service.nodePort={nodeport}" in calls[kps].split()
+    install = next(i for i, c in enumerate(calls) if c.startswith("helm install "))
+    assert f"--kube-context {context}" in calls[install]
+    assert create < kps < install
+    checks = [c for c in calls[install:] if "get --raw" in c or " logs " in c]
+    assert any("frontend-proxy:8080/proxy/" in c for c in checks)
+    assert any("jaeger:16686/proxy/jaeger/ui/api/services" in c for c in checks)
+    assert any("-l component=agent-collector" in c for c in checks)
+    # its Prometheus port is the one kind/cluster.yaml publishes
+    kind = yaml.safe_load((SHOP / "kind" / "cluster.yaml").read_text())
+    (mapping,) = [m for n in kind["nodes"] for m in n.get("extraPortMappings", [])]
+    assert str(mapping["containerPort"]) == nodeport
+    assert versions["ASTRONOMY_SHOP_PROMETHEUS_URL"].endswith(f":{mapping['hostPort']}")
+    assert mapping["hostPort"] != int(versions["PROMETHEUS_URL"].rsplit(":", 1)[1])
+
+
+def test_kind_up_check_stops_before_creating_anything(bed: Bed) -> None:
+    done = _up(bed, "--check")
+    assert done.returncode == 0 and "prerequisites met" in done.stdout
+    done = _up(bed, FAKE_KIND="0.20.0")
+    assert done.returncode == 1 and "kind 0.20.0 is too old" in done.stderr
+    assert not [c for c in bed.calls() if c.startswith(("kind create", "helm "))]
