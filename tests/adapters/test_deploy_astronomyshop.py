@@ -132,6 +132,9 @@ def test_every_pipeline_ends_in_a_defined_exporter_and_none_in_a_disabled_backen
     assert logs.startswith("debug") and exporters[logs]["verbosity"] == "detailed"
     others = {e for n, p in pipelines.items() if n != "logs" for e in p["exporters"]}
     assert not [e for e in others if e.startswith("debug")]
+    # nor does Jaeger read from the absent Prometheus (its Monitor tab's metrics backend)
+    jaeger = yaml.safe_dump(merged["jaeger"]["userconfig"])
+    assert "PROMETHEUS_ADDR" not in jaeger and "metrics_backend" not in jaeger
     # the spanmetrics connector still feeds a pipeline
     assert "spanmetrics" in pipelines["metrics"]["receivers"]
 
