@@ -203,3 +203,15 @@ def test_no_shell_entries_are_the_distroless_final_stages(reference_dir: Path) -
     # flagd's image is not built from the demo's sources: its entry rests on the facts.
     assert set(NO_SHELL) == set(DISTROLESS) | {"flagd"}
     assert IMAGES["flagd"].startswith("ghcr.io/open-feature/flagd:")
+
+
+def test_every_call_is_to_a_host_the_callers_environment_names(
+    rendered: dict[str, dict[str, dict[str, Any]]],
+) -> None:
+    """No edge without its address: each callee appears as a host in some variable of the
+    caller's main container (``*_ADDR``, ``*_HOST``, a connection string, ``LOCUST_HOST``)."""
+    for name, doc in rendered["Deployment"].items():
+        values = [e.get("value", "") for e in _containers(doc)[0].get("env", [])]
+        tokens = {t for v in values for t in re.split(r"[^a-z0-9-]+", v)}
+        missing = set(ASTRONOMY_SHOP.deployment(name).calls) - tokens
+        assert not missing, (name, missing)
