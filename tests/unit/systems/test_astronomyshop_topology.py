@@ -215,3 +215,20 @@ def test_every_call_is_to_a_host_the_callers_environment_names(
         tokens = {t for v in values for t in re.split(r"[^a-z0-9-]+", v)}
         missing = set(ASTRONOMY_SHOP.deployment(name).calls) - tokens
         assert not missing, (name, missing)
+
+
+def test_the_simulator_builds_the_deployed_state_from_it(tmp_path: Path) -> None:
+    """Unregistered, it runs as a system with nothing of its own (``system_of``'s default),
+    so the twin can start from this topology: one pod per Deployment, the chart's limits."""
+    from r2act.cluster.sim import SimulatedCluster
+
+    state = SimulatedCluster(tmp_path, topology=ASTRONOMY_SHOP).state()
+    assert sorted(d.name for d in state.deployments) == sorted(ASTRONOMY_SHOP.names)
+    for spec in ASTRONOMY_SHOP.deployments:
+        pods = [p for p in state.pods if p.app == spec.name]
+        assert len(pods) == spec.replicas
+        # (the llm's unset limit, "0", comes out as "0Mi": the twin must read it as unset)
+        assert all(
+            memory_bytes(p.containers[0].memory_limit) == memory_bytes(spec.main.memory_limit)
+            for p in pods
+        )
