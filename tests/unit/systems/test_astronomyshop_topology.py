@@ -229,6 +229,7 @@ def test_the_simulator_builds_the_deployed_state_from_it(tmp_path: Path) -> None
         assert len(pods) == spec.replicas
         # (the llm's unset limit, "0", comes out as "0Mi": the twin must read it as unset)
         assert all(
-            memory_bytes(p.containers[0].memory_limit) == memory_bytes(spec.main.memory_limit)
+            memory_bytes(p.containers[0].memory_limit or UNSET)
+            == memory_bytes(spec.main.memory_limit)
             for p in pods
         )
