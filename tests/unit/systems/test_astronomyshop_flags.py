@@ -228,3 +228,42 @@ def test_a_malformed_flag_is_refused_in_one_line(change: dict[str, Any], message
     with pytest.raises(ValueError, match=message) as raised:
         FeatureFlag(**{**base, **change})
     assert "\n" not in str(raised.value)
+
+
+def _section(repo_root: Path, heading: str) -> str:
+    text = (repo_root / "docs" / "faults.md").read_text()
+    start = text.index(f"\n### {heading}\n")
+    end = text.find("\n### ", start + 1)
+    return text[start : end if end > 0 else None]
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_evidence_pointers_name_headings_of_the_faults_page(repo_root: Path) -> None:
+    text = (repo_root / "docs" / "faults.md").read_text()
+    anchors = {_slug(h) for h in re.findall(r"^#+ (.+)$", text, re.MULTILINE)}
+    pointers = {c.evidence for c in CELLS} | {f.evidence for f in VERSION_FLAGS}
+    for pointer in pointers:
+        page, anchor = pointer.split("#")
+        assert page == "docs/faults.md" and anchor in anchors, pointer
+
+
+def test_the_per_flag_table_says_what_the_catalogue_says(repo_root: Path) -> None:
+    rows = {}
+    row = re.compile(r"\| `(\w+)` \([^|]*\) \| ([^|]+) \| [^|]+ \| (yes|no) \| (yes|no) \|")
+    for line in _section(repo_root, "Astronomy Shop 2.2.0: per-flag realizability").splitlines():
+        if m := row.match(line):
+            rows[m.group(1)] = (m.group(2).split()[0], m.group(3) == "yes", m.group(4) == "yes")
+    assert rows == {f.key: (f.service, f.realizable, f.user_visible) for f in VERSION_FLAGS}
+
+
+def test_the_per_cell_table_counts_the_catalogues_cells(repo_root: Path) -> None:
+    section = _section(repo_root, "Astronomy Shop 2.2.0: per-cell table")
+    counts = [int(n) for n in re.findall(r"^\| [^|]+ \((\d+)\) \|", section, re.MULTILINE)]
+    assert sum(counts) == len(CELLS)
+    assert f" {len(CELLS)} cells." in section
+    for fault in {c.fault_type for c in CELLS}:
+        assert fault.value in section, fault

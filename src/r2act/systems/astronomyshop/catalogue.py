@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from r2act.schema import FaultType
 from r2act.systems.base import FaultCell
 
-_EVIDENCE = "docs/faults.md#astronomy-shop-2-2-0-per-cell-table"
+_EVIDENCE = "docs/faults.md#astronomy-shop-220-per-cell-table"
 
 _GRPC_ON_USER_PATHS = (
     "product-catalog",

@@ -17,7 +17,7 @@ from r2act.systems.flags import FeatureFlag, FlagEffect, FlagVariant, Source
 
 _APP = "opentelemetry-demo-2.2.0/src/"
 _CHART = "opentelemetry-demo-chart-0.40.10/"
-_EVIDENCE = "docs/faults.md#per-flag-realizability-2-2-0"
+_EVIDENCE = "docs/faults.md#astronomy-shop-220-per-flag-realizability"
 
 _AD = _APP + "ad/src/main/java/oteldemo/AdService.java"
 _CPU = _APP + "ad/src/main/java/oteldemo/problempattern/CPULoad.java"
