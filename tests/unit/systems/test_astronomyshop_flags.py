@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from r2act.schema import FaultType, Intensity
-from r2act.systems.astronomyshop.catalogue import CELLS, NO_SHELL, no_shell_reasons
+from r2act.systems.astronomyshop.catalogue import CELLS, NO_SHELL, SOURCES, no_shell_reasons
 from r2act.systems.astronomyshop.flags import FLAGS, flag
 from r2act.systems.flags import FeatureFlag, FlagEffect, FlagVariant, Source
 
@@ -72,6 +72,19 @@ def test_every_cited_line_holds_the_code_it_names(ref: Path, entry: FeatureFlag)
             f"{entry.key}: {source.path} L{source.line} is {lines[source.line - 1]!r}, "
             f"not {source.code!r}"
         )
+
+
+def test_the_cell_tables_cited_lines_hold_their_code(ref: Path) -> None:
+    for source in SOURCES:
+        lines = (ref / source.path).read_text().splitlines()
+        assert source.code in lines[source.line - 1], f"{source.path} L{source.line}"
+
+
+def test_the_frontend_sets_no_deadline_on_its_calls(ref: Path) -> None:
+    """The cpu and delay cells rely on it: a slow backend is a slow page, not a failure."""
+    for path in (ref / APP / "src" / "frontend" / "gateways").rglob("*.ts"):
+        text = path.read_text().lower()
+        assert "deadline" not in text and "timeout" not in text, path
 
 
 def _code_readers(ref: Path, key: str) -> set[str]:

@@ -33,6 +33,7 @@ from collections.abc import Mapping
 
 from r2act.schema import FaultType
 from r2act.systems.base import FaultCell
+from r2act.systems.flags import Source
 
 _EVIDENCE = "docs/faults.md#astronomy-shop-220-per-cell-table"
 
@@ -121,3 +122,52 @@ def no_shell_reasons() -> dict[str, str]:
         service: f"final FROM {base} has no shell ({path} L{line})"
         for service, (path, line, base) in NO_SHELL.items()
     }
+
+
+_RENDERED = "opentelemetry-demo-chart-0.40.10/examples/bring-your-own-observability/rendered/"
+
+SOURCES: tuple[Source, ...] = (
+    Source(_SRC + "frontend/utils/telemetry/InstrumentationMiddleware.ts", 26, "httpStatus = 500"),
+    Source(_SRC + "frontend/utils/telemetry/InstrumentationMiddleware.ts", 27, "throw error"),
+    Source(_SRC + "frontend/gateways/rpc/Ad.gateway.ts", 7, "process.env"),
+    Source(_SRC + "frontend/gateways/rpc/Ad.gateway.ts", 9, "new AdServiceClient(AD_ADDR"),
+    Source(_SRC + "frontend/gateways/rpc/Cart.gateway.ts", 7, "CART_ADDR = '' } = process.env"),
+    Source(_SRC + "frontend/gateways/rpc/ProductCatalog.gateway.ts", 9, "PRODUCT_CATALOG_ADDR"),
+    Source(_SRC + "checkout/main.go", 201, 'mustMapEnv(&svc.shippingSvcAddr, "SHIPPING_ADDR")'),
+    Source(_SRC + "checkout/main.go", 226, 'mustMapEnv(&svc.paymentSvcAddr, "PAYMENT_ADDR")'),
+    Source(_SRC + "checkout/main.go", 316, "codes.Internal"),
+    Source(_SRC + "checkout/main.go", 331, "failed to charge card"),
+    Source(_SRC + "checkout/main.go", 344, "shipping error"),
+    Source(_SRC + "checkout/main.go", 379, "cs.sendOrderConfirmation"),
+    Source(_SRC + "checkout/main.go", 380, "logger.Warn"),
+    Source(_SRC + "checkout/main.go", 463, "otelhttp.Post"),
+    Source(_SRC + "checkout/main.go", 465, "failed POST to shipping service"),
+    Source(_SRC + "checkout/main.go", 470, "failed POST to email service: expected 200"),
+    Source(_SRC + "checkout/main.go", 530, "failed to convert currency"),
+    Source(_SRC + "checkout/main.go", 561, "otelhttp.Post"),
+    Source(_SRC + "checkout/main.go", 583, "otelhttp.Post"),
+    Source(_SRC + "shipping/src/shipping_service/quote.rs", 40, "awc::Client::new()"),
+    Source(_SRC + "shipping/src/shipping_service/quote.rs", 43, 'env::var("QUOTE_ADDR")'),
+    Source(_SRC + "shipping/src/shipping_service.rs", 25, "Failed to get quote"),
+    Source(_SRC + "quote/composer.json", 20, '"react/http"'),
+    Source(_SRC + "quote/app/routes.php", 52, "$app->post('/getquote'"),
+    Source(_SRC + "load-generator/locustfile.py", 78, "FLAGD_OFREP_PORT"),
+    Source(_SRC + "load-generator/locustfile.py", 113, "class WebsiteUser(HttpUser)"),
+    Source(_SRC + "frontend-proxy/envoy.tmpl.yaml", 54, 'prefix: "/images/"'),
+    Source(_SRC + "frontend-proxy/envoy.tmpl.yaml", 161, "- name: frontend"),
+    Source(_RENDERED + "component.yaml", 829, "name: CART_ADDR"),
+    Source(_RENDERED + "component.yaml", 833, "name: EMAIL_ADDR"),
+    Source(_RENDERED + "component.yaml", 837, "name: PRODUCT_CATALOG_ADDR"),
+    Source(_RENDERED + "component.yaml", 839, "name: SHIPPING_ADDR"),
+    Source(_RENDERED + "component.yaml", 849, "name: GOMEMLIMIT"),
+    Source(_RENDERED + "component.yaml", 1261, "name: AD_ADDR"),
+    Source(_RENDERED + "component.yaml", 1273, "name: RECOMMENDATION_ADDR"),
+    Source(_RENDERED + "component.yaml", 1275, "name: SHIPPING_ADDR"),
+    Source(_RENDERED + "component.yaml", 1680, "name: LOCUST_HOST"),
+    Source(_RENDERED + "component.yaml", 1921, "name: GOMEMLIMIT"),
+    Source(_RENDERED + "component.yaml", 2008, "name: PRODUCT_CATALOG_ADDR"),
+    Source(_RENDERED + "component.yaml", 2158, "name: PRODUCT_CATALOG_ADDR"),
+    Source(_RENDERED + "component.yaml", 2231, "name: QUOTE_ADDR"),
+)
+"""The upstream lines the per-cell table of ``docs/faults.md`` cites, each with the code it
+must hold (a test reads them), so a cited line cannot drift from the pinned files."""
