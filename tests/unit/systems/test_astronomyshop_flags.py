@@ -34,7 +34,10 @@ def ref(reference_dir: Path) -> Path:
     """The reference folder, when it holds the pinned Astronomy Shop and its chart."""
     for name in (APP, CHART):
         if not (reference_dir / name).is_dir():
-            pytest.skip(f"{reference_dir / name} is missing (the pinned Astronomy Shop sources)")
+            pytest.skip(
+                f"{reference_dir / name} is missing (the pinned Astronomy Shop sources); "
+                "set R2ACT_REFERENCE_DIR to a reference folder that holds it"
+            )
     return reference_dir
 
 
