@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from r2act.schema import FaultType
+from r2act.systems.astronomyshop.runtime import DISTROLESS
 from r2act.systems.base import FaultCell
 from r2act.systems.flags import Source
 
@@ -95,25 +96,14 @@ CELLS: tuple[FaultCell, ...] = tuple(
 _SRC = "opentelemetry-demo-2.2.0/src/"
 
 NO_SHELL: Mapping[str, tuple[str, int, str]] = {
-    "checkout": (_SRC + "checkout/Dockerfile", 21, "gcr.io/distroless/static-debian12:nonroot"),
-    "product-catalog": (
-        _SRC + "product-catalog/Dockerfile",
-        19,
-        "gcr.io/distroless/static-debian12:nonroot",
-    ),
-    "shipping": (_SRC + "shipping/Dockerfile", 37, "gcr.io/distroless/cc-debian13:nonroot"),
-    "frontend": (_SRC + "frontend/Dockerfile", 45, "gcr.io/distroless/nodejs22-debian12:nonroot"),
-    "payment": (_SRC + "payment/Dockerfile", 16, "gcr.io/distroless/nodejs22-debian12:nonroot"),
-    "fraud-detection": (
-        _SRC + "fraud-detection/Dockerfile",
-        16,
-        "gcr.io/distroless/java17-debian12:nonroot",
-    ),
+    service: (f"{_SRC}{service}/Dockerfile", line, base)
+    for service, (base, line) in DISTROLESS.items()
 }
 """Deployments whose image has no shell: (Dockerfile, line of its final ``FROM``, the
 distroless base it names). Chaos Mesh's DNSChaos runs ``sh -c`` in the target and fails
 there. flagd is absent on purpose: its image (``ghcr.io/open-feature/flagd``) is not built
-from the pinned sources, so its base cannot be read here."""
+from the pinned sources, so its base cannot be read here. The list is the runtime
+facts' ``DISTROLESS``, so the catalogue and ``System.no_shell`` cannot disagree."""
 
 
 def no_shell_reasons() -> dict[str, str]:
