@@ -35,7 +35,7 @@ from r2act.cluster.base import (
     foreign_reason,
 )
 from r2act.cluster.config_fault_object import parse as parse_config_object
-from r2act.cluster.kube import config_fault
+from r2act.cluster.kube import config_fault, flag_fault
 from r2act.cluster.kube.api import (
     JSON_PATCH,
     REQUIRED_PERMISSIONS,
@@ -140,6 +140,14 @@ class KubeCluster(PlanOps):
         """The run r2act acts for; set, a plan removes only this run's chaos objects."""
         self.notices: list[str] = []
         """What r2act did that the user must hear about (e.g. a removal without opt-in)."""
+        self._flags = flag_fault.FlagFaults(
+            self._api,
+            clock=self._clock,
+            notices=self.notices,
+            ensure_writable=self.ensure_writable,
+            may_revert=self.may_revert,
+            note_unopted=self._note_unopted,
+        )
 
     @classmethod
     def from_target(
@@ -328,6 +336,8 @@ class KubeCluster(PlanOps):
         """
         if chaos.get("kind") == config_fault.KIND:
             return self._inject_config(chaos)
+        if chaos.get("kind") == flag_fault.KIND:
+            return self._flags.inject(chaos)
         plural, name, body = self._check_chaos(chaos)
         self.ensure_writable()
 
@@ -418,9 +428,9 @@ class KubeCluster(PlanOps):
         target = str((deployment.get("metadata") or {}).get("name"))
         self._api.patch_deployment(target, patch, JSON_PATCH, "remove the ConfigFault from")
 
-    def _config_leftovers(self) -> list[ChaosRef]:
+    def _config_leftovers(self, deployments: Sequence[Mapping[str, Any]]) -> list[ChaosRef]:
         found = []
-        for deployment in self._api.deployments():
+        for deployment in deployments:
             book = config_fault.bookkeeping(deployment)
             if book is not None and book.get("name"):
                 found.append(self._config_ref(book))
@@ -431,6 +441,9 @@ class KubeCluster(PlanOps):
         if ref.kind == config_fault.KIND:
             self._check_namespace(ref)
             return self._config_status(ref)
+        if ref.kind == flag_fault.KIND:
+            self._check_namespace(ref)
+            return self._flags.status(ref)
         plural = self._check_ref(ref)
         try:
             obj = self._api.get_chaos(plural, ref.name)
@@ -457,6 +470,10 @@ class KubeCluster(PlanOps):
         if ref.kind == config_fault.KIND:
             self._check_namespace(ref)
             self._remove_config(ref)
+            return
+        if ref.kind == flag_fault.KIND:
+            self._check_namespace(ref)
+            self._flags.remove(ref)
             return
         plural = self._check_ref(ref)
         opted_in = self.may_revert()
@@ -485,13 +502,15 @@ class KubeCluster(PlanOps):
             self._clock.sleep(self._poll)
 
     def leftovers(self) -> list[ChaosRef]:
-        """Every chaos object labelled managed-by r2act in the namespace, of every kind."""
+        """Every chaos object labelled managed-by r2act in the namespace, of every kind, and
+        every ConfigFault and FlagFault a Deployment's annotation names."""
         found: list[ChaosRef] = []
         selector = f"{MANAGED_BY_LABEL}={MANAGED_BY}"
         for plural in CHAOS_PLURALS.values():
             for obj in self._list_chaos(plural, selector):
                 found.append(chaos_ref(obj, INCIDENT_LABEL))
-        return found + self._config_leftovers()
+        deployments = self._api.deployments()
+        return found + self._config_leftovers(deployments) + self._flags.leftovers(deployments)
 
     def _list_chaos(self, plural: str, selector: str) -> list[dict[str, Any]]:
         try:
