@@ -309,3 +309,41 @@ def test_a_flag_faults_requests_need_only_the_named_permissions(shop: Harness) -
     granted = set(REQUIRED_PERMISSIONS) | set(FLAG_FAULT_PERMISSIONS)
     assert used <= granted, used - granted
     assert set(FLAG_FAULT_PERMISSIONS) <= used
+
+
+def test_cleanup_of_another_run_lists_this_runs_flag_and_leaves_it(
+    shop: Harness, tmp_path: Path
+) -> None:
+    from r2act.collector.cleanup import revert
+
+    ref = shop.cluster().inject(_fault(run="run-a"))
+    out = tmp_path / "run-b"
+    book = ledger.Ledger(out, "collect", {"kind": "kubernetes", "namespace": NS}, "run-b")
+    book.close()
+    shop.reset_log()
+    report = revert(out, shop.cluster(), ledger.pending(out))
+    assert report.others == [ref] and report.removed == [] and not report.failed
+    assert shop.writes() == []
+    assert _variants(shop)["paymentFailure"] == "100%"
+
+
+def test_a_retried_inject_that_landed_sends_nothing_again(shop: Harness) -> None:
+    cluster = shop.cluster()
+    ref = cluster.inject(_fault())
+    writes = len(shop.writes())
+    assert cluster.inject(_fault()) == ref
+    assert len(shop.writes()) == writes
+
+
+def test_own_flag_is_restored_after_the_opt_in_was_withdrawn_and_it_is_said(
+    shop: Harness,
+) -> None:
+    cluster = shop.cluster()
+    ref = cluster.inject(_fault())
+    shop.namespace_labels.clear()
+    cluster.remove(ref)
+    assert _variants(shop)["paymentFailure"] == "off"
+    (notice,) = cluster.notices
+    assert "no longer carries r2act.io/chaos-allowed=true" in notice and ref.name in notice
+    with pytest.raises(SafetyError):
+        cluster.inject(_fault())
