@@ -248,15 +248,21 @@ patch = kube_api.KubeApi.patch_configmap
 def killed_after(self, *args, **kwargs):
     patch(self, *args, **kwargs)
     os.kill(os.getpid(), signal.SIGKILL)
+mark = kube_api.KubeApi.patch_deployment
+def killed_after_mark(self, *args, **kwargs):
+    mark(self, *args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)
 if when == "file-written":
     kube_api.KubeApi.patch_configmap = killed_after
+if when == "marked":
+    kube_api.KubeApi.patch_deployment = killed_after_mark
 book.fault(chaos_ref(obj))  # the collector's write-ahead entry, then the inject
 cluster.inject(obj)
 os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
-@pytest.mark.parametrize("when", ["file-written", "injected"])
+@pytest.mark.parametrize("when", ["marked", "file-written", "injected"])
 def test_a_sigkilled_run_leaves_the_flag_and_cleanup_restores_it(
     shop: Harness, tmp_path: Path, when: str
 ) -> None:
@@ -276,8 +282,10 @@ def test_a_sigkilled_run_leaves_the_flag_and_cleanup_restores_it(
         timeout=60,
     )
     assert child.returncode == -signal.SIGKILL, child.stderr
-    assert _variants(shop)["paymentFailure"] == "100%"  # the kill left the fault behind
-    assert (_restarted(shop) is None) == (when == "file-written")  # flagd not yet rolled
+    # the kill left the fault behind (or, right after marking flagd, only the mark)
+    assert _variants(shop)["paymentFailure"] == ("off" if when == "marked" else "100%")
+    assert _annotation(shop, DEPLOYMENTS, "flagd") is not None
+    assert (_restarted(shop) is None) == (when != "injected")  # flagd not yet rolled
     assert not ledger.pending(out).empty
     stamp_before = _restarted(shop)
 
