@@ -97,7 +97,8 @@ def reopen(described: dict[str, Any]) -> Cluster | None:
         if not state_path(workspace, sim.name).is_file():
             return None
         return connect(sim, namespace=namespace, workspace=workspace)
-    kube = KubernetesTarget.model_validate(fields)
+    # ``describe_target`` wrote the cluster's namespace over the target's own (same key)
+    kube = KubernetesTarget.model_validate({**fields, "namespace": namespace})
     return connect(kube, namespace=namespace, workspace=Path("."), reverting=True)
 
 

@@ -36,6 +36,17 @@ CONFIG_FAULT_ANNOTATION = "r2act.io/config-fault"
 CONFIG_FAULT_RUN_ANNOTATION = "r2act.io/run-id"
 """Object annotation that may carry the run id when the run label is absent."""
 
+FLAG_FAULT_KIND = "FlagFault"
+"""r2act's feature-flag injector: a flag's ``defaultVariant`` in a flagd ConfigMap, taken
+live by a rollout restart of the flag-serving Deployment (``r2act.io/v1alpha1``)."""
+FLAG_FAULT_ANNOTATION = "r2act.io/flag-fault"
+"""ConfigMap annotation holding the flags a FlagFault changed (each with its original
+``defaultVariant``), its name, run and incident; the same key on the flag-serving
+Deployment points to that ConfigMap, so leftovers are found by listing Deployments."""
+FLAG_FAULT_INJECTION_PATH = "configmap+restart"
+"""How a FlagFault reaches flagd (edit the ConfigMap, then restart flagd), recorded in the
+annotation so provenance can say which path was used."""
+
 CHAOS_KIND: dict[FaultType, str] = {
     FaultType.POD_FAILURE: "PodChaos",
     FaultType.CPU_SATURATION: "StressChaos",

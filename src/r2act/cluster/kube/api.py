@@ -98,6 +98,15 @@ REQUIRED_PERMISSIONS: Final[tuple[Permission, ...]] = (
 )
 """Every permission the adapter uses and nothing else; deploy/rbac.yaml must match it."""
 
+CONFIGMAPS_GET: Final = _perm("", "configmaps", "get")
+CONFIGMAPS_PATCH: Final = _perm("", "configmaps", "patch")
+FLAG_FAULT_PERMISSIONS: Final[tuple[Permission, ...]] = (CONFIGMAPS_GET, CONFIGMAPS_PATCH)
+"""What a FlagFault needs beyond REQUIRED_PERMISSIONS: read and patch the flag ConfigMap.
+
+Kept apart until deploy/rbac.yaml grants them (a system with flagd, the Astronomy Shop):
+only a FlagFault's inject and removal use them, so an Online Boutique run needs no grant on
+ConfigMaps. Fold them into REQUIRED_PERMISSIONS when the manifest grants them."""
+
 
 def _chaos_perm(plural: str, verb: str) -> Permission:
     return _perm(CHAOS_GROUP, plural, verb)
@@ -201,7 +210,9 @@ class KubeApi:
         self, perm: Permission, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any
     ) -> bytes:
         """One request for raw bytes; every failure becomes an r2act error."""
-        assert perm in REQUIRED_PERMISSIONS, f"{perm} missing from REQUIRED_PERMISSIONS"
+        assert perm in REQUIRED_PERMISSIONS or perm in FLAG_FAULT_PERMISSIONS, (
+            f"{perm} missing from REQUIRED_PERMISSIONS"
+        )
         try:
             response = fn(*args, _preload_content=False, _request_timeout=self._timeout, **kwargs)
             data = response.data
@@ -324,6 +335,28 @@ class KubeApi:
                 ApiException(status=status, reason="Forbidden"), perm, f"probe {service}{path}"
             )
         return status
+
+    def configmap(self, name: str) -> dict[str, Any]:
+        """One ConfigMap (a FlagFault's flag file)."""
+        return self._json(
+            CONFIGMAPS_GET,
+            f"get configmap {name}",
+            self._core.read_namespaced_config_map,
+            name,
+            self.namespace,
+        )
+
+    def patch_configmap(self, name: str, ops: list[dict[str, Any]], what: str) -> None:
+        """JSON-Patch a ConfigMap (its first operation tests what r2act read)."""
+        self._raw(
+            CONFIGMAPS_PATCH,
+            f"{what} configmap {name}",
+            self._core.patch_namespaced_config_map,
+            name,
+            self.namespace,
+            ops,
+            _content_type=JSON_PATCH,
+        )
 
     # -- apps/v1 -------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 ``KubeCluster`` implements the Cluster port on top of ``kube.api.KubeApi`` (the edge: raw
 JSON, translated errors, retries, named permissions - the only module that imports
 ``kubernetes``), ``kube.parse`` (what the JSON means), ``kube.config_fault`` (r2act's own
-configuration-fault injector) and ``prometheus`` (PromQL).
+configuration-fault injector), ``kube.flag_fault`` (flagd feature flags) and ``prometheus``
+(PromQL).
 
 Safety, in this order, before any request that writes: the context in use must be the
 one the campaign names, the namespace must carry ``r2act.io/chaos-allowed=true``, and
@@ -35,7 +36,7 @@ from r2act.cluster.base import (
     foreign_reason,
 )
 from r2act.cluster.config_fault_object import parse as parse_config_object
-from r2act.cluster.kube import config_fault
+from r2act.cluster.kube import config_fault, flag_fault
 from r2act.cluster.kube.api import (
     JSON_PATCH,
     REQUIRED_PERMISSIONS,
@@ -140,6 +141,14 @@ class KubeCluster(PlanOps):
         """The run r2act acts for; set, a plan removes only this run's chaos objects."""
         self.notices: list[str] = []
         """What r2act did that the user must hear about (e.g. a removal without opt-in)."""
+        self._flags = flag_fault.FlagFaults(
+            self._api,
+            clock=self._clock,
+            notices=self.notices,
+            ensure_writable=self.ensure_writable,
+            may_revert=self.may_revert,
+            note_unopted=self._note_unopted,
+        )
 
     @classmethod
     def from_target(
@@ -324,10 +333,13 @@ class KubeCluster(PlanOps):
 
         A create whose answer was lost but that reached the server counts as created when
         the object found there is the one sent (same spec and labels). A ConfigFault patches
-        its Deployment instead (``kube.config_fault``).
+        its Deployment instead (``kube.config_fault``); a FlagFault its flag ConfigMap and
+        restarts flagd (``kube.flag_fault``).
         """
         if chaos.get("kind") == config_fault.KIND:
             return self._inject_config(chaos)
+        if chaos.get("kind") == flag_fault.KIND:
+            return self._flags.inject(chaos)
         plural, name, body = self._check_chaos(chaos)
         self.ensure_writable()
 
@@ -418,9 +430,9 @@ class KubeCluster(PlanOps):
         target = str((deployment.get("metadata") or {}).get("name"))
         self._api.patch_deployment(target, patch, JSON_PATCH, "remove the ConfigFault from")
 
-    def _config_leftovers(self) -> list[ChaosRef]:
+    def _config_leftovers(self, deployments: Sequence[Mapping[str, Any]]) -> list[ChaosRef]:
         found = []
-        for deployment in self._api.deployments():
+        for deployment in deployments:
             book = config_fault.bookkeeping(deployment)
             if book is not None and book.get("name"):
                 found.append(self._config_ref(book))
@@ -431,6 +443,9 @@ class KubeCluster(PlanOps):
         if ref.kind == config_fault.KIND:
             self._check_namespace(ref)
             return self._config_status(ref)
+        if ref.kind == flag_fault.KIND:
+            self._check_namespace(ref)
+            return self._flags.status(ref)
         plural = self._check_ref(ref)
         try:
             obj = self._api.get_chaos(plural, ref.name)
@@ -457,6 +472,10 @@ class KubeCluster(PlanOps):
         if ref.kind == config_fault.KIND:
             self._check_namespace(ref)
             self._remove_config(ref)
+            return
+        if ref.kind == flag_fault.KIND:
+            self._check_namespace(ref)
+            self._flags.remove(ref)
             return
         plural = self._check_ref(ref)
         opted_in = self.may_revert()
@@ -485,13 +504,15 @@ class KubeCluster(PlanOps):
             self._clock.sleep(self._poll)
 
     def leftovers(self) -> list[ChaosRef]:
-        """Every chaos object labelled managed-by r2act in the namespace, of every kind."""
+        """Every chaos object labelled managed-by r2act in the namespace, of every kind, and
+        every ConfigFault and FlagFault a Deployment's annotation names."""
         found: list[ChaosRef] = []
         selector = f"{MANAGED_BY_LABEL}={MANAGED_BY}"
         for plural in CHAOS_PLURALS.values():
             for obj in self._list_chaos(plural, selector):
                 found.append(chaos_ref(obj, INCIDENT_LABEL))
-        return found + self._config_leftovers()
+        deployments = self._api.deployments()
+        return found + self._config_leftovers(deployments) + self._flags.leftovers(deployments)
 
     def _list_chaos(self, plural: str, selector: str) -> list[dict[str, Any]]:
         try:
