@@ -103,9 +103,11 @@ CONFIGMAPS_PATCH: Final = _perm("", "configmaps", "patch")
 FLAG_FAULT_PERMISSIONS: Final[tuple[Permission, ...]] = (CONFIGMAPS_GET, CONFIGMAPS_PATCH)
 """What a FlagFault needs beyond REQUIRED_PERMISSIONS: read and patch the flag ConfigMap.
 
-Kept apart until deploy/rbac.yaml grants them (a system with flagd, the Astronomy Shop):
-only a FlagFault's inject and removal use them, so an Online Boutique run needs no grant on
-ConfigMaps. Fold them into REQUIRED_PERMISSIONS when the manifest grants them."""
+Kept apart from REQUIRED_PERMISSIONS: only a system with flagd (the Astronomy Shop) needs
+them, and only a FlagFault's inject and removal use them, so an Online Boutique run needs no
+grant on ConfigMaps. ``deploy/astronomyshop/rbac-flags.yaml`` grants them on
+``flagd-config`` alone (``tests/adapters/test_deploy_astronomyshop.py`` holds the two
+together)."""
 
 
 def _chaos_perm(plural: str, verb: str) -> Permission:
