@@ -28,6 +28,7 @@ Every draw is keyed by what it decides (seed, pod, probe, tick), never by call o
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -171,3 +172,51 @@ def probe_failures(
                 continue
             if line.ready(ts):
                 yield ts, f"{probe} probe failed: timeout"
+
+
+RESET_PER_CONNECTION = 1e-4
+"""Share of the load generator's fresh connections that end in a reset or a closed
+connection before the answer (``ConnectionResetError`` / ``HTTPConnectionClosed``, both in
+FastHttpUser's ``FAILURE_EXCEPTIONS``, locust-2.43.0 ``locust/contrib/fasthttp.py`` L79-87,
+counted as a failure at L301-302). An assumption, not a measurement: no upstream source
+publishes a rate for kind's kube-proxy; the reason is the churn a connection per request
+makes, each one a new DNAT'd conntrack entry through kube-proxy's rules, where a packet
+conntrack judges out of window escapes the translation and draws a RST from the host (the
+race kube-proxy mitigates by dropping such packets, which leaves it rare, not impossible).
+One in ten thousand is put at "rare": a few an hour at the shipped 27 users."""
+
+
+@dataclass
+class _Resets:
+    """The reset times (seconds since the load generator started) drawn so far for one
+    request entry: a Poisson process, each gap keyed by its index."""
+
+    rate: float
+    times: list[float]
+
+
+_RESETS: dict[tuple[int, str, str, float], _Resets] = {}
+
+
+def connection_resets(
+    seed: int, pod: str, entry: str, req_rate: float, *, elapsed: float, noise: NoiseLevel
+) -> int:
+    """Requests of ``entry`` that a connection reset failed in the ``elapsed`` seconds since
+    the load generator ``pod`` started (cumulative, so the stats table's counter never
+    drops); zero with noise ``none``. Gaps are keyed by their index, so every window of a
+    run reads the same resets whatever it asks first."""
+    lam = req_rate * RESET_PER_CONNECTION * NOISE_FACTOR[noise]
+    if lam <= 0 or elapsed <= 0:
+        return 0
+    key = (seed, pod, entry, round(lam, 12))
+    resets = _RESETS.get(key)
+    if resets is None:
+        if len(_RESETS) > 4096:
+            _RESETS.clear()
+        resets = _RESETS[key] = _Resets(lam, [])
+    times = resets.times
+    while not times or times[-1] <= elapsed:
+        last = times[-1] if times else 0.0
+        u = unit(seed, "conn-reset", pod, entry, len(times))
+        times.append(last - math.log(1.0 - u) / lam)
+    return bisect_right(times, elapsed)

@@ -8,9 +8,10 @@ prints every 2 s, one row per request entry (a route's ``*`` expanded over the s
 
 from __future__ import annotations
 
+from r2act.cluster.sim.background import connection_resets
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.texts import LOCUST_HEADER, T
-from r2act.schema import LogLine
+from r2act.schema import LogLine, NoiseLevel
 from r2act.systems import system_of
 from r2act.systems.logformats import locust_time
 from r2act.systems.render import PodIdentity
@@ -43,8 +44,9 @@ def locust_table(
     headless mode, stats.py L893-901). The error report is printed only at shutdown
     (main.py L646-648), so it never appears here.
 
-    Counters are cumulative since the load generator started; failures are counted from
-    the start of the disturbance now acting (the simulator keeps no request history)."""
+    Counters are cumulative since the load generator started; a fault's failures are
+    counted from the start of the disturbance now acting (the simulator keeps no request
+    history), on top of the background's connection resets since the start."""
     rows: list[tuple[str, str, float, float, float]] = []
     ids = system_of(logger.topology).path_ids
     for route in logger.topology.routes:
@@ -66,9 +68,18 @@ def locust_table(
     fail_now = sum(r[2] * r[3] for r in rows) / rate_all if rate_all else 0.0
     # Per route, only the counters change from tick to tick: the row's ends are made once.
     fixed = [
-        (rate, rate * fail, latency, *_row_ends(method, name, latency, rate, fail))
+        (
+            rate,
+            rate * fail,
+            latency,
+            f"{method} {name}",
+            *_row_ends(method, name, latency, rate, fail),
+        )
         for method, name, rate, fail, latency in rows
     ]
+    # Fresh connections per request reset now and then (``background.connection_resets``);
+    # with kept-alive connections there is no churn to reset.
+    churn = scene.noise if not logger.topology.load_connection_reuse else NoiseLevel.NONE
     for ts in ticks:
         elapsed = max(1.0, ts - started)
         since = scene.disturbed_since
@@ -76,9 +87,12 @@ def locust_table(
         text = [_HEADER, _SEP]
         total_reqs = total_fails = 0
         weighted = 0.0
-        for rate, rate_fail, latency, prefix, suffix in fixed:
+        for rate, rate_fail, latency, entry, prefix, suffix in fixed:
             reqs = int(rate * elapsed)
-            fails = min(reqs, int(rate_fail * failing_for))
+            reset = connection_resets(
+                logger.seed, pod, entry, rate, elapsed=ts - started, noise=churn
+            )
+            fails = min(reqs, int(rate_fail * failing_for) + reset)
             total_reqs += reqs
             total_fails += fails
             weighted += latency * reqs

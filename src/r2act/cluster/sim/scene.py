@@ -130,6 +130,8 @@ class Scene:
     pause_late: Callable[[str, float], float] = field(default=lambda _callee, _budget: 0.0)
     """Share of calls to a service that a runtime pause makes wait beyond a budget (ms):
     the background's (``background.late_share``), zero with noise ``none``."""
+    noise: NoiseLevel = NoiseLevel.NONE
+    """The background level the scene was built at (the load generator's resets read it)."""
     """(caller, callee) -> the address the caller dials when it is not the manifest's."""
 
 
@@ -269,6 +271,7 @@ def build_scene(
         addresses=addresses,
         service_ms=service_ms(topology),
         pause_late=_pause_late(topology, noise),
+        noise=noise,
     )
     starts = [a.start for line in timelines.values() for a in line.faults if a.start <= t < a.end]
     scene.disturbed_since = min(starts) if starts else None

@@ -1,0 +1,93 @@
+"""The load generator's baseline failures: resets of its fresh connection per request."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from r2act.cluster.sim import SimulatedCluster
+from r2act.cluster.sim.background import NOISE_FACTOR, RESET_PER_CONNECTION, connection_resets
+from r2act.schema import NoiseLevel, TimeWindow, Topology
+from r2act.systems import ONLINE_BOUTIQUE
+
+from .conftest import NO_GLITCHES
+
+AGGREGATED = re.compile(r"^\s+Aggregated\s+(\d+)\s+(\d+)\(")
+
+
+def _aggregated(topology: Topology, tmp_path: Path, noise: NoiseLevel) -> list[tuple[int, int]]:
+    """(requests, failures) of every Aggregated row of a healthy ten minutes."""
+    cluster = SimulatedCluster(
+        tmp_path / noise.value, users=27, glitches=NO_GLITCHES, noise=noise, topology=topology
+    )
+    start = cluster.clock.now()
+    cluster.clock.sleep(660)
+    rows = []
+    for batch in cluster.logs(TimeWindow(start + 30, start + 630)):
+        for line in batch:
+            found = AGGREGATED.match(line.line)
+            if line.service == "loadgenerator" and found:
+                rows.append((int(found.group(1)), int(found.group(2))))
+    assert rows
+    return rows
+
+
+def test_resets_follow_their_rate_and_never_count_down() -> None:
+    rate = 6.0
+    seconds = 2e6
+    counts = [
+        connection_resets(1, "lg", "GET /", rate, elapsed=t, noise=NoiseLevel.REALISTIC)
+        for t in (0.0, 1e5, 1e6, seconds)
+    ]
+    assert counts == sorted(counts)
+    expected = rate * RESET_PER_CONNECTION * seconds
+    assert abs(counts[-1] - expected) < 5 * expected**0.5  # Poisson: within five sigma
+    heavy = connection_resets(1, "lg", "GET /", rate, elapsed=seconds, noise=NoiseLevel.HEAVY)
+    factor = NOISE_FACTOR[NoiseLevel.HEAVY]
+    assert abs(heavy - factor * expected) < 5 * (factor * expected) ** 0.5
+    assert connection_resets(1, "lg", "GET /", rate, elapsed=seconds, noise=NoiseLevel.NONE) == 0
+    # Keyed draws: asking again, or in another order, reads the same resets.
+    assert counts[1] == connection_resets(
+        1, "lg", "GET /", rate, elapsed=1e5, noise=NoiseLevel.REALISTIC
+    )
+
+
+def test_a_healthy_window_shows_rare_failures_unless_noise_is_none(tmp_path: Path) -> None:
+    real = _aggregated(ONLINE_BOUTIQUE, tmp_path, NoiseLevel.REALISTIC)
+    reqs, fails = real[-1]
+    assert fails > 0
+    # The share is the reset rate's, not a fault's: well under a tenth of a percent.
+    assert fails / reqs < 10 * RESET_PER_CONNECTION
+    assert [f for _, f in real] == sorted(f for _, f in real)  # cumulative counters
+    clean = _aggregated(ONLINE_BOUTIQUE, tmp_path, NoiseLevel.NONE)
+    assert {f for _, f in clean} == {0}
+    # Kept-alive connections (stock Locust) have no per-request churn to reset.
+    reuse = ONLINE_BOUTIQUE.model_copy(update={"load_connection_reuse": True})
+    assert {f for _, f in _aggregated(reuse, tmp_path / "reuse", NoiseLevel.REALISTIC)} == {0}
+
+
+def test_the_reset_is_one_of_fasthttpusers_failures(reference_dir: Path) -> None:
+    source = reference_dir / "locust-2.43.0" / "locust" / "contrib" / "fasthttp.py"
+    if not source.is_file():
+        pytest.skip(f"{source} is not in the reference folder")
+    lines = source.read_text().splitlines()
+    block = "\n".join(lines[78:87])  # L79-87, cited by background.RESET_PER_CONNECTION
+    assert block.startswith("FAILURE_EXCEPTIONS = (")
+    assert "ConnectionResetError" in block
+    assert "HTTPConnectionClosed" in block
+    assert 'request_meta["exception"] = e' in lines[301]  # L302
+
+
+def test_no_high_cpu_warning_is_rendered_without_its_source(reference_dir: Path) -> None:
+    """Locust's high-CPU warning lives in runners.py, which the reference folder lacks, so
+    the simulator renders no such line (docs/simulator.md, "Background")."""
+    folder = reference_dir / "locust-2.43.0"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not in the reference folder")
+    texts = [p.read_text(errors="replace") for p in folder.rglob("*.py")]
+    assert not any("CPU usage" in text for text in texts)
+    from r2act.cluster.sim import texts as sim_texts
+
+    assert "CPU usage" not in Path(sim_texts.__file__).read_text()
