@@ -53,6 +53,7 @@ from r2act.cluster.kube.parse import (
     deployment_state,
     kube_event,
     pod_state,
+    selected_pods,
     split_log_line,
     strip_server_fields,
     stuck_deletion_detail,
@@ -399,16 +400,7 @@ class KubeCluster(PlanOps):
         return None
 
     def _config_pods(self, deployment: Mapping[str, Any]) -> list[dict[str, Any]]:
-        labels = ((deployment.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
-        return [
-            p
-            for p in self._api.pods()
-            if labels
-            and all(
-                ((p.get("metadata") or {}).get("labels") or {}).get(k) == v
-                for k, v in labels.items()
-            )
-        ]
+        return selected_pods(deployment, self._api.pods())
 
     def _config_status(self, ref: ChaosRef) -> ChaosStatus:
         deployment = self._config_deployment(ref.name)

@@ -37,7 +37,7 @@ from r2act.cluster.flag_fault_object import (
     with_default_variants,
 )
 from r2act.cluster.kube.api import JSON_PATCH, KubeApi
-from r2act.cluster.kube.parse import RESTARTED_AT, format_time, parse_time
+from r2act.cluster.kube.parse import RESTARTED_AT, format_time, parse_time, selected_pods
 from r2act.errors import ConflictError, ForeignObjectError, NotFoundError, SafetyError
 from r2act.schema import ChaosRecord, ChaosRef, ChaosStatus
 from r2act.schema.faults import FLAG_FAULT_ANNOTATION, FLAG_FAULT_INJECTION_PATH, FLAG_FAULT_KIND
@@ -293,16 +293,7 @@ class FlagFaults:
         return None
 
     def _pods(self, deployment: Json) -> list[dict[str, Any]]:
-        labels = ((deployment.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
-        return [
-            p
-            for p in self._api.pods()
-            if labels
-            and all(
-                ((p.get("metadata") or {}).get("labels") or {}).get(k) == v
-                for k, v in labels.items()
-            )
-        ]
+        return selected_pods(deployment, self._api.pods())
 
     def status(self, ref: ChaosRef) -> ChaosStatus:
         """The fault's status: gone once no Deployment's annotation names it."""

@@ -63,6 +63,19 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def selected_pods(deployment: Json, pods: Iterable[Json]) -> list[dict[str, Any]]:
+    """The pods among ``pods`` that ``deployment``'s selector matches (none for a Deployment
+    without ``matchLabels``): the pods whose restart a fault on it waits for."""
+    labels = _dict(_dict(deployment.get("spec")).get("selector")).get("matchLabels") or {}
+    if not labels:
+        return []
+    return [
+        dict(p)
+        for p in pods
+        if all(_dict(_dict(p.get("metadata")).get("labels")).get(k) == v for k, v in labels.items())
+    ]
+
+
 def parse_time(text: str) -> float:
     """Seconds since the epoch of an RFC 3339 time, nanoseconds included (kubelet format)."""
     value = text.strip()
