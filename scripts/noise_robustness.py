@@ -21,25 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import yaml
+from doc_tables import r2act, write_between  # scripts/doc_tables.py
 
 LEVELS = ("none", "realistic", "heavy")
 BASELINES = ("random", "majority", "keyword", "rule", "nb", "gold-mapper")
 METRICS = (("rca_s", "RCA-S"), ("rca_t", "RCA-T"), ("valid", "Valid"))
 START, END = "<!-- robustness:start -->", "<!-- robustness:end -->"
-
-
-def r2act(*args: str) -> None:
-    """Run one r2act command; stop with its error when it fails."""
-    done = subprocess.run(
-        [sys.executable, "-m", "r2act", *args], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        sys.exit(f"r2act {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
 
 
 def run_level(manifest: Path, work: Path, level: str, fresh: bool) -> dict[str, dict[str, float]]:
@@ -100,12 +91,7 @@ def main() -> int:
     if args.doc is None:
         print(text, end="")
         return 0
-    doc = args.doc.read_text(encoding="utf-8")
-    if START not in doc or END not in doc:
-        sys.exit(f"{args.doc}: no {START} ... {END} markers; add them where the table goes")
-    head, rest = doc.split(START, 1)
-    _, tail = rest.split(END, 1)
-    args.doc.write_text(f"{head}{START}\n{text}{END}{tail}", encoding="utf-8")
+    write_between(args.doc, START, END, text)
     print(f"{args.doc}: robustness table written")
     return 0
 

@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from doc_tables import r2act, write_between  # scripts/doc_tables.py
+
 BASELINES = ("random", "majority", "keyword", "rule", "nb", "gold-mapper")
 METRICS = (
     ("rca_s", "RCA-S"),
@@ -36,13 +38,6 @@ METRICS = (
     ("no_op", "No-op ↓"),
 )
 START, END = "<!-- reference-results:start -->", "<!-- reference-results:end -->"
-
-
-def r2act(*args: str) -> None:
-    command = [sys.executable, "-m", "r2act", *args]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        sys.exit(f"r2act {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
 
 
 def _commit() -> str:
@@ -111,12 +106,7 @@ def main() -> int:
     if args.readme is None:
         print(text, end="")
         return 0
-    readme = args.readme.read_text(encoding="utf-8")
-    if START not in readme or END not in readme:
-        sys.exit(f"{args.readme}: no {START} ... {END} markers")
-    head, rest = readme.split(START, 1)
-    _, tail = rest.split(END, 1)
-    args.readme.write_text(f"{head}{START}\n{text}{END}{tail}", encoding="utf-8")
+    write_between(args.readme, START, END, text)
     print(f"{args.readme}: reference results written")
     return 0
 

@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from r2act.cluster.base import MANAGED_BY, MANAGED_BY_LABEL, RUN_LABEL
 from r2act.cluster.config_fault_object import parse, rejected
+from r2act.cluster.kube.parse import annotation_record
 from r2act.errors import ConflictError
 from r2act.schema import (
     CONFIG_FAULT_ANNOTATION,
@@ -41,15 +42,9 @@ Json = Mapping[str, Any]
 
 
 def bookkeeping(deployment: Json) -> dict[str, Any] | None:
-    """The parsed annotation of a Deployment, None when it carries none (or garbage)."""
-    raw = ((deployment.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION)
-    if raw is None:
-        return None
-    try:
-        found = json.loads(raw)
-    except ValueError:
-        return {"name": None, "raw": raw}
-    return found if isinstance(found, dict) else {"name": None, "raw": raw}
+    """The parsed annotation of a Deployment, None when it carries none (garbage counts as
+    someone else's, ``parse.annotation_record``)."""
+    return annotation_record(deployment, ANNOTATION)
 
 
 def _containers(deployment: Json) -> list[dict[str, Any]]:

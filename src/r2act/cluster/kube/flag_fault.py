@@ -37,7 +37,13 @@ from r2act.cluster.flag_fault_object import (
     with_default_variants,
 )
 from r2act.cluster.kube.api import JSON_PATCH, KubeApi
-from r2act.cluster.kube.parse import RESTARTED_AT, format_time, parse_time, selected_pods
+from r2act.cluster.kube.parse import (
+    RESTARTED_AT,
+    annotation_record,
+    format_time,
+    parse_time,
+    selected_pods,
+)
 from r2act.errors import ConflictError, ForeignObjectError, NotFoundError, SafetyError
 from r2act.schema import ChaosRecord, ChaosRef, ChaosStatus
 from r2act.schema.faults import FLAG_FAULT_ANNOTATION, FLAG_FAULT_INJECTION_PATH, FLAG_FAULT_KIND
@@ -64,14 +70,7 @@ def _annotations(obj: Json) -> Mapping[str, Any]:
 def bookkeeping(obj: Json) -> dict[str, Any] | None:
     """The parsed ``r2act.io/flag-fault`` annotation of a ConfigMap or Deployment; None when
     it has none. Garbage counts as someone else's (name None), never as nothing."""
-    raw = _annotations(obj).get(ANNOTATION)
-    if raw is None:
-        return None
-    try:
-        found = json.loads(raw)
-    except ValueError:
-        return {"name": None, "raw": raw}
-    return found if isinstance(found, dict) else {"name": None, "raw": raw}
+    return annotation_record(obj, ANNOTATION)
 
 
 def owner_labels(book: Json) -> dict[str, str]:

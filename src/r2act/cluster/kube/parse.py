@@ -9,6 +9,7 @@ one place and can be tested without a server.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
@@ -61,6 +62,20 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
+
+def annotation_record(obj: Json, key: str) -> dict[str, Any] | None:
+    """The JSON object an r2act bookkeeping annotation ``key`` holds; None when ``obj`` has
+    no such annotation. Garbage (not JSON, or not an object) comes back as ``{"name": None,
+    "raw": ...}``: someone else's record, never nothing, so no guard mistakes it for absent."""
+    raw = _dict(_dict(obj.get("metadata")).get("annotations")).get(key)
+    if raw is None:
+        return None
+    try:
+        found = json.loads(raw)
+    except ValueError:
+        return {"name": None, "raw": raw}
+    return found if isinstance(found, dict) else {"name": None, "raw": raw}
 
 
 def selected_pods(deployment: Json, pods: Iterable[Json]) -> list[dict[str, Any]]:

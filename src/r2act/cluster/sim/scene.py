@@ -125,6 +125,7 @@ class Scene:
     disturbed_since: float | None = None
     """Start of the earliest fault acting now (None when none is)."""
     addresses: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(caller, callee) -> the address the caller dials when it is not the manifest's."""
     service_ms: Mapping[str, float] = field(default_factory=dict)
     """The system's own processing time per call (``System.service_ms``)."""
     pause_late: Callable[[str, float], float] = field(default=lambda _callee, _budget: 0.0)
@@ -132,7 +133,6 @@ class Scene:
     the background's (``background.late_share``), zero with noise ``none``."""
     noise: NoiseLevel = NoiseLevel.NONE
     """The background level the scene was built at (the load generator's resets read it)."""
-    """(caller, callee) -> the address the caller dials when it is not the manifest's."""
 
 
 def address_kind(address: str, callee: str, namespace_hosts: set[str]) -> str | None:
