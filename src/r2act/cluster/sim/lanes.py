@@ -61,8 +61,9 @@ def reset_for_incident(
         c.deleted_at is None and c.labels.get(MANAGED_BY_LABEL) == MANAGED_BY for c in current.chaos
     ):
         return None
-    state = fresh_state(topology, name=name, seed=seed, namespace=namespace)
-    state.now = incident_start(position, seed)
+    state = fresh_state(
+        topology, name=name, seed=seed, namespace=namespace, now=incident_start(position, seed)
+    )
     save_state(path, state)
     return state.now
 

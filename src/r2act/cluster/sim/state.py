@@ -184,10 +184,18 @@ def new_pod_name(state: SimState, deployment: str, revision: int) -> str:
     return f"{deployment}-{replica_set_hash(state.seed, deployment, revision)}-{suffix}"
 
 
-def fresh_state(topology: Topology, *, name: str, seed: int, namespace: str) -> SimState:
-    """A cluster with every deployment of ``topology`` at revision 1, settled and ready."""
-    state = SimState(name=name, seed=seed, namespace=namespace, deployments={}, pods=[])
-    born = EPOCH - INITIAL_POD_AGE_S
+def fresh_state(
+    topology: Topology, *, name: str, seed: int, namespace: str, now: float = EPOCH
+) -> SimState:
+    """A cluster with every deployment of ``topology`` at revision 1, settled and ready, its
+    clock at ``now`` and its pods created ``INITIAL_POD_AGE_S`` before that.
+
+    The pods' age is relative to the clock, not to ``EPOCH``: an incident that starts on a
+    fresh cluster a year of virtual time after the epoch still finds pods a day old, so the
+    load generator's cumulative counters (``# reqs`` since its container started) hold a
+    day of requests, not a year of them."""
+    state = SimState(name=name, seed=seed, namespace=namespace, deployments={}, pods=[], now=now)
+    born = now - INITIAL_POD_AGE_S
     for spec in topology.deployments:
         limit = memory_bytes(spec.main.memory_limit)
         state.deployments[spec.name] = DeploymentRec(
