@@ -34,6 +34,11 @@ _HINT: Final = (
 )
 
 
+_WHOLE_BINARY: Final = re.compile(r"([0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei)?")
+"""A whole number with an optional binary suffix: the value is ``n x 1024^k``."""
+_BINARY_POWER: Final = {None: 0, "Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+
+
 class _Parser(Protocol):
     def __call__(self, quantity: str) -> Decimal: ...
 
@@ -53,6 +58,8 @@ def quantity(text: str) -> Decimal:
     Cached: the simulator and the planners ask for the same few limits over and over."""
     if not isinstance(text, str) or not _QUANTITY.fullmatch(text.strip()):
         raise ValueError(f"{text!r} is not a quantity; {_HINT}")
+    if whole := _WHOLE_BINARY.fullmatch(text.strip()):
+        return Decimal(int(whole.group(1)) * 1024 ** _BINARY_POWER[whole.group(2)])
     try:
         return Decimal(_parser()(text.strip()))
     except (ValueError, InvalidOperation) as exc:

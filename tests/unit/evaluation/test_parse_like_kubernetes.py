@@ -132,3 +132,31 @@ def test_a_real_predictions_file_with_some_bad_lines_is_still_read(tmp_path: Pat
     path.write_bytes(b"not json\n" + _line(plan=None))
     parsed = read_predictions(path)
     assert list(parsed.predictions) == [r1.incident_id]
+
+
+@pytest.mark.parametrize(
+    "text", ["0", "7", "64Mi", "0Ki", "2048Ki", "16Gi", "3Ti", "1Pi", "2Ei", "00012Mi"]
+)
+def test_whole_binary_quantities_read_without_the_library_agree_with_it(text: str) -> None:
+    from kubernetes.utils import parse_quantity
+
+    from r2act.schema.quantities import quantity
+
+    assert quantity(text) == parse_quantity(text)
+
+
+def test_reading_a_topology_does_not_import_the_kubernetes_client() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, r2act.agents.mcp_server, r2act.systems;"
+        "print(r2act.systems.ONLINE_BOUTIQUE.deployment('cartservice').main.working_set);"
+        "print('kubernetes' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    working_set, imported = done.stdout.split()
+    assert working_set.endswith("Mi")
+    assert imported == "False"
