@@ -154,9 +154,7 @@ def test_reading_a_topology_does_not_import_the_kubernetes_client() -> None:
         "print(r2act.systems.ONLINE_BOUTIQUE.deployment('cartservice').main.working_set);"
         "print('kubernetes' in sys.modules)"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     working_set, imported = done.stdout.split()
     assert working_set.endswith("Mi")
     assert imported == "False"
