@@ -83,16 +83,17 @@ def _check_named(
             "remove flag, or set fault: feature_flag",
         )
     found = system.flags.get(key)
-    if found is None:
-        known = ", ".join(system.flags) or "none"
-        raise ManifestFieldError(
-            loc, f"{system.name} {system.version} has no flag {key!r}", f"use one of: {known}"
-        )
     own = ", ".join(f.key for f in system.realizable_flags(service)) or "none"
+    if found is None:
+        raise ManifestFieldError(
+            loc,
+            f"{system.name} {system.version} has no flag {key!r}",
+            f"use one of {service}'s realizable flags: {own}",
+        )
     if not found.realizable:
         raise ManifestFieldError(
             loc,
-            f"flag {key!r} is not realizable on r2act's deployment: {found.verdict}",
+            f"flag {key!r} is not realizable: {gist(found.verdict)}",
             f"name a realizable flag of {service} ({own}) or omit flag",
         )
     if found.service != service:
@@ -102,3 +103,16 @@ def _check_named(
             f"flag {key!r} is a fault of {found.service} (read by {readers}), not of {service!r}",
             f"put it on a {found.service} cell, or name a flag of {service} ({own})",
         )
+
+
+VERDICT_CHARS = 70
+"""How much of a flag's verdict an error quotes: a manifest error is one line of at most
+``loader.MAX_MESSAGE`` characters, and the fix must survive after it."""
+
+
+def gist(text: str, limit: int = VERDICT_CHARS) -> str:
+    """``text`` cut at a word boundary to at most ``limit`` characters (an ellipsis shows a
+    cut); the whole verdict is in ``docs/faults.md``'s per-flag table."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 3].rsplit(" ", 1)[0] + "..."
