@@ -20,8 +20,9 @@ fully determined by the pair:
   (``first_flag``), wrong whenever the service has several and another one is on.
 
 When the diagnosed service is not a target of the action space (or the rule's target is
-not), the mapper returns ``no_action``: a plan that is never valid, which is what a mapper
-that cannot form a plan amounts to.
+not), or the system's rules know no such fault type (a diagnosis of ``feature_flag`` on a
+system without flags), the mapper returns ``no_action``: a plan that is never valid,
+which is what a mapper that cannot form a plan amounts to.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def map_rca(
     """The plan ``policy`` defines for a diagnosed ``service`` and ``fault_type``."""
     if service not in action_space.targets or service not in topology.names:
         return _NO_ACTION
+    if not policy.table(topology).get(FaultType(fault_type)):
+        return _NO_ACTION  # a fault type this system does not have (a flag on Online Boutique)
     rules = policy.rules_on(FaultType(fault_type), service, topology)
     needs_route = [r for r in rules if r.operation == Operation.ROLLBACK_CONFIG]  # or a flag
     for rule in [r for r in rules if r not in needs_route] + needs_route:

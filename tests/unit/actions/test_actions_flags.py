@@ -147,3 +147,10 @@ def test_the_mapper_never_reads_the_incidents_flag(flag_shop: System) -> None:
     ]
     plans = [map_rca("ad", FaultType.FEATURE_FLAG, s, flag_shop.topology) for s in spaces]
     assert plans[0] == plans[1]
+
+
+def test_a_flag_diagnosis_on_a_system_without_flags_maps_to_no_action() -> None:
+    space = system_action_space(ONLINE_BOUTIQUE)
+    for policy in (DEFAULT_POLICY, MECHANICS_V2_POLICY):
+        plan = map_rca("cartservice", FaultType.FEATURE_FLAG, space, ONLINE_BOUTIQUE, policy)
+        assert plan.operation == "no_action"
