@@ -170,3 +170,31 @@ def test_the_rendered_flagfault_is_what_the_adapter_parses(
     assert parsed.incident_id == incident.id
     assert obj["metadata"]["name"].startswith("r2act-flag-")
     assert obj["spec"]["duration"] == f"{incident.fault.duration_s}s"
+
+
+@pytest.mark.usefixtures("flag_shop")
+def test_the_campaigns_flagfault_is_the_cluster_layers_rendering_of_the_fault(
+    write_manifest: Callable[[str], Path], flag_shop: System
+) -> None:
+    for incident in _plan(write_manifest):
+        obj = render_chaos(incident, "shop", flag_shop.topology)
+        change = flag_fault_object.change_of(incident.fault)
+        rendered = flag_fault_object.render(obj["metadata"]["name"], "shop", change)
+        assert {**rendered["spec"], "duration": obj["spec"]["duration"]} == {
+            **{k: obj["spec"][k] for k in ("flag", "variant", "duration")},
+            "configMap": "flagd-config",
+            "key": "demo.flagd.json",
+            "deployment": "flagd",
+        }
+        assert flag_fault_object.parse(rendered).change == flag_fault_object.parse(obj).change
+
+
+def test_a_chaos_mesh_fault_is_no_flag_change() -> None:
+    from r2act.errors import PermanentClusterError
+    from r2act.schema import FaultSpec
+
+    fault = FaultSpec(
+        type=FaultType.POD_FAILURE, intensity=Intensity.SEVERE, service="ad", duration_s=10
+    )
+    with pytest.raises(PermanentClusterError, match="pod_failure fault is no FlagFault"):
+        flag_fault_object.change_of(fault)
