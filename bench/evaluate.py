@@ -27,8 +27,8 @@ from r2act.actions import map_rca
 from r2act.campaigns import load_manifest, plan_incidents
 from r2act.evaluation import compare, evaluate, parse_stream
 from r2act.quality_gate import planned_record
-from r2act.schema import BenchmarkRecord, FaultType
-from r2act.systems import ONLINE_BOUTIQUE
+from r2act.schema import BenchmarkRecord
+from r2act.systems import ONLINE_BOUTIQUE, get_system
 
 BUDGET_S = 2.0
 MANIFEST = Path(__file__).resolve().parent.parent / "campaigns" / "r2act-302.yaml"
@@ -52,7 +52,7 @@ def predictions(records: list[BenchmarkRecord], accuracy: float, seed: int) -> b
         service, fault = record.labels.service, record.labels.fault_type
         if rng.random() > accuracy:
             service = rng.choice(services)
-            fault = rng.choice(list(FaultType))
+            fault = rng.choice(list(get_system(ONLINE_BOUTIQUE.system).fault_types))
         plan = map_rca(service, fault, record.action_space, ONLINE_BOUTIQUE)
         line = {
             "incident_id": record.incident_id,

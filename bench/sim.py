@@ -28,7 +28,7 @@ from pathlib import Path
 from r2act.campaigns import GlitchRates, Manifest, plan_incidents, render_chaos
 from r2act.campaigns.defaults import DEFAULT_QUERIES
 from r2act.cluster.sim import SimulatedCluster
-from r2act.schema import FaultType, TimeWindow
+from r2act.schema import TimeWindow
 from r2act.systems import ONLINE_BOUTIQUE, get_system
 
 LIMIT_S = 0.2
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     system = get_system("onlineboutique")
     incidents = [
         incident
-        for fault in FaultType
+        for fault in system.fault_types
         for incident in plan_incidents(
             Manifest.model_validate(
                 {

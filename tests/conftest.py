@@ -165,3 +165,43 @@ def _restore_stop_signals() -> Iterator[None]:
     for signum, handler in saved.items():
         if handler is not None:
             signal.signal(signum, handler)
+
+
+@pytest.fixture
+def flag_shop(monkeypatch: pytest.MonkeyPatch) -> object:
+    """The Astronomy Shop 2.2.0 with its feature flags, installed for one test.
+
+    The registered system when it is installed (with its flags and rules filled in if it
+    lacks them), else one built from its package's topology, catalogue, flags and policy:
+    what a feature-flag campaign, its labels and its mapper read (``System.flags``)."""
+    import dataclasses
+
+    from r2act import systems
+    from r2act.systems.astronomyshop import ASTRONOMY_SHOP, VERSION
+    from r2act.systems.astronomyshop.catalogue import CELLS
+    from r2act.systems.astronomyshop.flags import FLAGS_2_2_0
+    from r2act.systems.astronomyshop.policy import RULES
+
+    installed = systems.INSTALLED.get(ASTRONOMY_SHOP.system)
+    if installed is None:
+        shop = systems.System(
+            name=ASTRONOMY_SHOP.system,
+            title="Astronomy Shop",
+            version=VERSION,
+            topology=ASTRONOMY_SHOP,
+            upstream=(),
+            deploy_dir="deploy/astronomyshop/",
+            cells=CELLS,
+            think_s=5.5,
+            flags=FLAGS_2_2_0,
+            recovery_rules=RULES,
+        )
+    else:
+        shop = dataclasses.replace(
+            installed,
+            flags=installed.flags or FLAGS_2_2_0,
+            recovery_rules=installed.recovery_rules or RULES,
+        )
+    monkeypatch.setitem(systems.INSTALLED, shop.name, shop)
+    monkeypatch.setitem(systems.SYSTEMS, shop.name, shop.topology)
+    return shop

@@ -355,3 +355,48 @@ def test_own_flag_is_restored_after_the_opt_in_was_withdrawn_and_it_is_said(
     assert "no longer carries r2act.io/chaos-allowed=true" in notice and ref.name in notice
     with pytest.raises(SafetyError):
         cluster.inject(_fault())
+
+
+def _planned(flag: str, variant: str) -> Any:
+    """A planned Astronomy Shop flag incident, as the planner writes one."""
+    from r2act.schema import FaultSpec, FaultType, Intensity, PhaseDurations, PlannedIncident
+
+    return PlannedIncident(
+        id="astronomyshop_payment_feature_flag_severe_r01",
+        campaign="flags",
+        system="astronomyshop",
+        service="payment",
+        fault=FaultSpec(
+            type=FaultType.FEATURE_FLAG,
+            intensity=Intensity.SEVERE,
+            service="payment",
+            duration_s=60,
+            parameters={"flag": flag, "variant": variant},
+        ),
+        repetition=1,
+        phases=PhaseDurations(pre_s=10, during_s=60, post_s=10, recovery_timeout_s=60),
+        seed=1,
+    )
+
+
+def test_a_planned_flag_incident_is_injected_and_undone_through_the_api(shop: Harness) -> None:
+    """The campaign's rendering of a feature_flag incident, stamped with the run as the
+    collector sends it, flips exactly that flag and its removal restores the file."""
+    from r2act.campaigns import render_chaos
+    from r2act.systems.astronomyshop import ASTRONOMY_SHOP
+
+    original = FLAG_FILE.read_text()
+    incident = _planned("paymentFailure", "100%")
+    body = ledger.stamp(render_chaos(incident, NS, ASTRONOMY_SHOP), "run-a")
+    cluster = shop.cluster()
+    cluster.run_id = "run-a"
+    ref = cluster.inject(body)
+    assert (ref.kind, ref.run_id) == ("FlagFault", "run-a")
+    assert _variants(shop)["paymentFailure"] == "100%"
+    book = json.loads(_annotation(shop, CONFIGMAPS, "flagd-config") or "{}")
+    assert (book["path"], book["runId"]) == ("configmap+restart", "run-a")
+    assert book["incidentId"] == incident.id
+    cluster.remove(ref)
+    configmap = shop.get(CONFIGMAPS, "flagd-config")
+    assert configmap is not None and configmap["data"]["demo.flagd.json"] == original
+    assert cluster.leftovers() == []

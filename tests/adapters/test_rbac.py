@@ -136,3 +136,18 @@ def test_every_request_the_adapter_sends_is_granted_and_every_grant_is_used(
     used = {_permission(r.method.value.upper(), r.url.path) for r in harness.requests()}
     assert used <= set(REQUIRED_PERMISSIONS), used - set(REQUIRED_PERMISSIONS)
     assert set(REQUIRED_PERMISSIONS) <= used, set(REQUIRED_PERMISSIONS) - used
+
+
+def test_flag_grants_are_asked_only_for_a_campaign_with_flag_faults(harness: Harness) -> None:
+    from r2act.cluster.kube.api import FLAG_FAULT_PERMISSIONS, required_permissions
+    from r2act.systems import get_system
+
+    boutique = required_permissions(get_system("onlineboutique").fault_types)
+    assert boutique == REQUIRED_PERMISSIONS
+    assert not any(p.resource == "configmaps" for p in boutique)
+    flags = required_permissions([FaultType.POD_FAILURE, FaultType.FEATURE_FLAG])
+    assert set(flags) == set(REQUIRED_PERMISSIONS) | set(FLAG_FAULT_PERMISSIONS)
+    assert required_permissions([FaultType.FEATURE_FLAG]) == flags
+    _workflow(harness)  # Online Boutique's every call stays inside its own grants
+    used = {_permission(r.method.value.upper(), r.url.path) for r in harness.requests()}
+    assert used <= set(boutique)

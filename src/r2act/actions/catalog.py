@@ -77,9 +77,15 @@ OPERATION_CATALOG: Mapping[Operation, OperationSpec] = MappingProxyType(
         ),
         Operation.ROLLBACK_CONFIG: OperationSpec(
             Operation.ROLLBACK_CONFIG,
-            (_TARGET, FieldDomain("scope", "a route rule 'METHOD /path' in A.scopes[target]")),
-            "Remove the faulty route rule on the target's inbound HTTP route.",
-            (FaultType.HTTP_ERROR, FaultType.HTTP_ABORT),
+            (
+                _TARGET,
+                FieldDomain(
+                    "scope", "a route rule 'METHOD /path' or a flag key in A.scopes[target]"
+                ),
+            ),
+            "Remove the faulty route rule on the target's inbound HTTP route, or revert one "
+            "feature flag the target reads to its default variant.",
+            (FaultType.HTTP_ERROR, FaultType.HTTP_ABORT, FaultType.FEATURE_FLAG),
         ),
         Operation.REPAIR_DEPENDENCY: OperationSpec(
             Operation.REPAIR_DEPENDENCY,

@@ -1,5 +1,6 @@
 """What a fault broke, read from its parameters: the HTTP route rule, the DNS name and the
-caller holding it, the lowered memory limit, the number of CPU stressor workers.
+caller holding it, the lowered memory limit, the number of CPU stressor workers, the
+feature flag turned on.
 
 These are the incident-specific fields a coarse service/type diagnosis does not know, and
 the reason a fixed mapper cannot always produce a valid plan.
@@ -67,3 +68,14 @@ def lowered_limit(incident: PlannedIncident) -> int | None:
     """The memory limit a memory fault set, in bytes (None when it names none)."""
     limit = incident.fault.parameters.get("memory_limit")
     return memory_bytes(limit) if isinstance(limit, str) else None
+
+
+def injected_flag(incident: PlannedIncident) -> str:
+    """The key of the feature flag a flag fault turned on (its ``flag`` parameter)."""
+    flag = incident.fault.parameters.get("flag")
+    if not isinstance(flag, str) or not flag:
+        raise DataError(
+            f"incident {incident.id}: a feature_flag fault needs parameter flag (plan it "
+            "again with this version of r2act, which records the flag it turns on)"
+        )
+    return flag

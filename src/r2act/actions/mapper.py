@@ -15,11 +15,14 @@ fully determined by the pair:
 - ``repair_dependency`` takes the service's own endpoint (the name a DNS fault breaks);
 - ``rollback_config`` needs the faulty route, which the pair does not tell; when the
   policy offers no other rule, the mapper takes the service's most-trafficked route
-  (highest load-generator weight, ties by name), the best guess a pair allows.
+  (highest load-generator weight, ties by name), the best guess a pair allows; for a
+  feature flag it takes the service's first realizable flag in flag-file order
+  (``first_flag``), wrong whenever the service has several and another one is on.
 
 When the diagnosed service is not a target of the action space (or the rule's target is
-not), the mapper returns ``no_action``: a plan that is never valid, which is what a mapper
-that cannot form a plan amounts to.
+not), or the system's rules know no such fault type (a diagnosis of ``feature_flag`` on a
+system without flags), the mapper returns ``no_action``: a plan that is never valid,
+which is what a mapper that cannot form a plan amounts to.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from r2act.schema import (
     format_mebibytes,
     memory_bytes,
 )
+from r2act.schema.rules import ScopeKind
 
 _NO_ACTION = NoAction(operation="no_action")
 _STEP = 32 * 2**20
@@ -57,8 +61,10 @@ def map_rca(
     """The plan ``policy`` defines for a diagnosed ``service`` and ``fault_type``."""
     if service not in action_space.targets or service not in topology.names:
         return _NO_ACTION
+    if not policy.table(topology).get(FaultType(fault_type)):
+        return _NO_ACTION  # a fault type this system does not have (a flag on Online Boutique)
     rules = policy.rules_on(FaultType(fault_type), service, topology)
-    needs_route = [r for r in rules if r.operation == Operation.ROLLBACK_CONFIG]
+    needs_route = [r for r in rules if r.operation == Operation.ROLLBACK_CONFIG]  # or a flag
     for rule in [r for r in rules if r not in needs_route] + needs_route:
         plan = _plan(rule, service, action_space, topology)
         if plan is not None and action_space.contains(plan):
@@ -97,9 +103,32 @@ def _plan(
         if endpoint is None:
             return None
         return RepairDependency(operation="repair_dependency", target=target, dependency=endpoint)
+    if operation == Operation.ROLLBACK_CONFIG and rule.scope == ScopeKind.FLAG:
+        flag = first_flag(target, topology)
+        if flag is None:
+            return None
+        return RollbackConfig(operation="rollback_config", target=target, scope=flag)
     if operation == Operation.ROLLBACK_CONFIG:
         routes = sorted(topology.routes_of(target), key=lambda r: (-r.weight, r.scope))
         if not routes:
             return None
         return RollbackConfig(operation="rollback_config", target=target, scope=routes[0].scope)
     return None
+
+
+def first_flag(service: str, topology: Topology) -> str | None:
+    """The flag the mapper reverts for a flag fault on ``service``: the first realizable
+    flag of ``service`` in its system's flag-file order (else the first flag it reads).
+
+    The pair (service, feature_flag) does not say which flag is on, so wherever a service
+    has several (the Astronomy Shop's ad has three) this guess is wrong for the others: the
+    mapper's price for knowing only the pair, as for an HTTP rule's route."""
+    # The registry imports every installed system: loaded on first use (as in the policy).
+    from r2act.systems import system_of
+
+    system = system_of(topology)
+    realizable = system.realizable_flags(service)
+    if realizable:
+        return realizable[0].key
+    read = system.flags_read_by(service)
+    return read[0] if read else None

@@ -19,6 +19,10 @@ memory fault the right operation with a limit that does not clear the working se
 load (one 32Mi step above the lowered limit when that stays under it, else the whole Mi
 just under it), tagged ``invalid_scope`` (a field of the right plan that does not recover).
 
+For a feature flag, the near miss is the revert of another flag the service reads
+(``invalid_scope``: the flag turned on stays on), then a restart of the service
+(``wrong_operation``: flagd still serves the flag, so the new pod reads the same variant).
+
 Candidates are tried in that order and a candidate any valid pattern accepts is skipped
 (the next one in the fault type's list takes its place), so P- never contradicts P+ under
 any policy; ``no_action`` closes every list. Every candidate lies inside the action space,
@@ -34,11 +38,13 @@ from r2act.actions.injected import (
     address_holder,
     broken_caller,
     broken_endpoint,
+    injected_flag,
     injected_scope,
     lowered_limit,
     stress_workers,
 )
 from r2act.actions.policy import PlanRule, Reach, RecoveryPolicy, Role
+from r2act.actions.space import flag_scopes
 from r2act.errors import DataError
 from r2act.schema import (
     ActionSpace,
@@ -139,6 +145,18 @@ def _near_misses(
             RestartService(operation="restart_service", target=holder),
             f"A restart of {holder} keeps the broken variable in its pod template.",
         )
+    elif fault == FaultType.FEATURE_FLAG:
+        flag = injected_flag(incident)
+        others = [s for s in flag_scopes(topology, service) if s != flag]
+        for other in [s for s in others if s in space.scopes.get(service, [])][:1]:
+            yield InvalidPlan(
+                plan=RollbackConfig(operation="rollback_config", target=service, scope=other),
+                failure_mode=FailureMode.INVALID_SCOPE,
+                rationale=(
+                    f"{service} reads {other} too, but that flag is at its default; the one "
+                    f"turned on is {flag}, and reverting another leaves it on."
+                ),
+            )
     elif fault == FaultType.MEMORY_PRESSURE and policy.memory_headroom is not None:
         lowered = lowered_limit(incident)
         working_set = policy.memory_bounds(topology.deployment(service)).working_set
@@ -173,6 +191,17 @@ def _candidates(
         yield from _http(incident, topology, space)
     elif fault in (FaultType.DNS_FAULT, FaultType.DNS_RANDOM):
         yield from _dns(incident, topology, space)
+    elif fault == FaultType.FEATURE_FLAG:
+        yield _wrong_operation(
+            RestartService(operation="restart_service", target=service),
+            "flagd still serves the flag: the new pod asks it on its next call and gets the "
+            "same variant.",
+        )
+        if blamed is not None:
+            yield _wrong_target(
+                RestartService(operation="restart_service", target=blamed.name),
+                f"{blamed.symptom(service)}, but the flag that is on is read by {service}.",
+            )
     elif fault == FaultType.MEMORY_PRESSURE:
         yield _wrong_operation(
             RestartService(operation="restart_service", target=service),

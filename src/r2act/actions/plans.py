@@ -14,6 +14,7 @@ from r2act.actions.injected import (
     address_holder,
     broken_caller,
     broken_endpoint,
+    injected_flag,
     injected_scope,
     stress_workers,
 )
@@ -37,6 +38,7 @@ from r2act.schema import (
     Topology,
     format_mebibytes,
 )
+from r2act.schema.rules import ScopeKind
 
 _ROUNDING = 32 * 2**20
 """Gold memory limits are rounded up to a multiple of 32Mi, the way an operator writes them."""
@@ -148,10 +150,12 @@ def _plan_for(
             max_memory_limit=format_mebibytes(bounds.highest),
         )
     if operation == Operation.ROLLBACK_CONFIG:
-        scope = injected_scope(incident)
+        flag = rule.scope == ScopeKind.FLAG
+        scope = injected_flag(incident) if flag else injected_scope(incident)
         if scope not in space.scopes.get(target, []):
+            what = "flag" if flag else "route"
             raise DataError(
-                f"incident {incident.id}: route {scope!r} is not a route of {target} "
+                f"incident {incident.id}: {what} {scope!r} is not a {what} of {target} "
                 f"(use one of: {space.scopes.get(target, [])})"
             )
         plan = RollbackConfig(operation="rollback_config", target=target, scope=scope)

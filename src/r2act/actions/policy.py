@@ -31,7 +31,7 @@ from types import MappingProxyType
 
 from r2act.errors import DataError
 from r2act.schema import DeploymentSpec, FaultType, Operation, Topology, memory_bytes
-from r2act.schema.rules import PlanRule, Reach, Role, RuleTable
+from r2act.schema.rules import PlanRule, Reach, Role, RuleTable, ScopeKind
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -45,6 +45,7 @@ __all__ = [
     "Reach",
     "RecoveryPolicy",
     "Role",
+    "ScopeKind",
     "policy_named",
     "primary_caller",
     "primary_callers",
@@ -63,6 +64,8 @@ _TABLE_II: RuleTable = MappingProxyType(
         FaultType.HTTP_ABORT: (PlanRule(_M.ROLLBACK_CONFIG),),
         FaultType.DNS_FAULT: (PlanRule(_M.REPAIR_DEPENDENCY, _P.SERVICE_OR_CALLER),),
         FaultType.DNS_RANDOM: (PlanRule(_M.REPAIR_DEPENDENCY, _P.SERVICE_OR_CALLER),),
+        # Not in the paper (its systems have no flags): its rollback_config, scoped to the flag.
+        FaultType.FEATURE_FLAG: (PlanRule(_M.ROLLBACK_CONFIG, scope=ScopeKind.FLAG),),
     }
 )
 

@@ -4,7 +4,8 @@ The space is shared by all incidents of one system (paper Fig. 6a: seven candida
 operations, one action space), so a method cannot guess the answer from the space. Its
 field domains come from the topology: existing deployments (the load generator is
 infrastructure, never a target), replica and memory bounds from the policy, the entry-point
-routes each service sits on, and each service's dependency endpoints plus its own.
+routes each service sits on and the feature flags its code reads, and each service's
+dependency endpoints plus its own.
 """
 
 from __future__ import annotations
@@ -46,11 +47,7 @@ def system_action_space(topology: Topology, policy: RecoveryPolicy = DEFAULT_POL
         max_replicas=policy.max_replicas,
         max_memory_limit=policy.max_memory_limit,
         current_memory_limits={d.name: d.main.memory_limit for d in targets},
-        scopes={
-            d.name: scopes
-            for d in targets
-            if (scopes := [route.scope for route in topology.routes_of(d.name)])
-        },
+        scopes={d.name: scopes for d in targets if (scopes := rollback_scopes(topology, d.name))},
         dependencies={
             d.name: endpoints
             for d in targets
@@ -73,3 +70,20 @@ def dependency_endpoints(topology: Topology, service: str) -> list[str]:
     if own is not None and own not in endpoints:
         endpoints.append(own)
     return endpoints
+
+
+def rollback_scopes(topology: Topology, service: str) -> list[str]:
+    """What a ``rollback_config`` on ``service`` may undo: its entry-point routes, then the
+    feature flags its code reads (its system's ``flags``, in flag-file order), since
+    reverting a flag is undoing that service's configuration (``docs/faults.md``,
+    "Recovering a flag fault")."""
+    routes = [route.scope for route in topology.routes_of(service)]
+    return routes + flag_scopes(topology, service)
+
+
+def flag_scopes(topology: Topology, service: str) -> list[str]:
+    """The keys of the feature flags ``service``'s code reads, in flag-file order."""
+    # The registry imports every installed system: loaded on first use (as in the policy).
+    from r2act.systems import system_of
+
+    return list(system_of(topology).flags_read_by(service))

@@ -17,9 +17,14 @@ from pydantic import JsonValue
 from r2act.actions import DEFAULT_POLICY, RecoveryPolicy, map_rca
 from r2act.baselines.reader import DatasetReader
 from r2act.schema import ActionSpace, FaultType, Prediction, RcaPrediction, Topology
+from r2act.systems import system_of
 
-FAULT_TYPES: tuple[FaultType, ...] = tuple(FaultType)
-"""Every fault type in its declared order (stable for seeded draws and tie-breaks)."""
+
+def fault_types(topology: Topology) -> tuple[FaultType, ...]:
+    """The fault types ``topology``'s system realises, in the schema's declared order
+    (stable for seeded draws and tie-breaks): a method's label space is its system's, so a
+    fault type only another system has (a feature flag) never enters Online Boutique's."""
+    return system_of(topology).fault_types
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """The floors every method must beat: a seeded random guess and the training majority.
 
 ``random`` draws, per incident, a service uniformly from the incident's action-space
-targets and a fault type uniformly from all eight. Its generator is keyed by the seed and
+targets and a fault type uniformly from those its system realises (``System.fault_types``:
+Online Boutique's eight, in the schema's order). Its generator is keyed by the seed and
 the incident id, so a prediction does not depend on the order or subset of incidents.
 ``majority`` predicts the most frequent root-cause service and fault type of the other
 folds (out-of-fold, like any method that learns from labels); ties go to the name that
@@ -14,7 +15,7 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 
-from r2act.baselines.base import FAULT_TYPES, Baseline, RunContext, abstain, mapped
+from r2act.baselines.base import Baseline, RunContext, abstain, fault_types, mapped
 from r2act.baselines.folds import splits
 from r2act.schema import FaultType, Prediction
 
@@ -25,11 +26,13 @@ def _random(ctx: RunContext) -> Iterator[Prediction]:
         rng = random.Random(f"{ctx.seed}|{record.incident_id}")
         targets = list(record.action_space.targets)
         service = targets[rng.randrange(len(targets))]
-        fault = FAULT_TYPES[rng.randrange(len(FAULT_TYPES))]
+        topology = reader.topology(record)
+        faults = fault_types(topology)
+        fault = faults[rng.randrange(len(faults))]
         yield mapped(
             record.incident_id,
             record.action_space,
-            reader.topology(record),
+            topology,
             service,
             fault,
             method=ctx.method,

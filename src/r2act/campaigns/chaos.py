@@ -1,4 +1,5 @@
-"""Render a planned incident as the object that injects it: Chaos Mesh or ConfigFault.
+"""Render a planned incident as the object that injects it: Chaos Mesh, ConfigFault or
+FlagFault.
 
 One function per kind keeps each spec readable next to the Chaos Mesh docs. Every object
 is labelled so that ``r2act cleanup`` can find it and named deterministically from the
@@ -6,7 +7,9 @@ incident id, so a resumed campaign recognises (and refuses to duplicate) its own
 
 Memory and DNS faults are ``ConfigFault`` objects (``r2act.io/v1alpha1``): a change to one
 Deployment's pod template (a memory limit, or one ``*_ADDR`` variable) that the adapters
-apply as a rollout and undo from the originals they saved (``docs/faults.md``).
+apply as a rollout and undo from the originals they saved (``docs/faults.md``). Feature
+flags are ``FlagFault`` objects (same API version), in the form
+``cluster.flag_fault_object.parse`` reads: one flag and the variant to make its default.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 from r2act.schema import (
     CONFIG_FAULT_API_VERSION,
     CONFIG_FAULT_KIND,
+    FLAG_FAULT_KIND,
     FaultType,
     PlannedIncident,
     Topology,
@@ -40,6 +44,7 @@ _ABBREV = {
     FaultType.HTTP_ABORT: "http-abort",
     FaultType.DNS_FAULT: "dns-error",
     FaultType.DNS_RANDOM: "dns-random",
+    FaultType.FEATURE_FLAG: "flag",
 }
 
 
@@ -62,7 +67,7 @@ def incident_label(incident_id: str) -> str:
 def render_chaos(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[str, Any]:
     """The injecting object (apiVersion, kind, metadata, spec) for ``incident``."""
     fault = incident.fault
-    config = fault.chaos_kind == CONFIG_FAULT_KIND
+    config = fault.chaos_kind in (CONFIG_FAULT_KIND, FLAG_FAULT_KIND)
     spec: dict[str, Any] = {} if config else {"mode": "all"}
     spec.update(_RENDERERS[fault.type](incident, namespace, topology))
     spec["duration"] = f"{fault.duration_s}s"
@@ -147,6 +152,14 @@ def _dns(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[
     }
 
 
+def _flag(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[str, Any]:
+    """The flag and the variant to make its default; the flag file's ConfigMap, key and
+    flag-serving Deployment are left to the FlagFault's defaults (the chart's ``flagd-config``,
+    ``demo.flagd.json``, ``flagd``: ``cluster.flag_fault_object``)."""
+    params = incident.fault.parameters
+    return {"flag": str(params["flag"]), "variant": str(params["variant"])}
+
+
 _RENDERERS: dict[FaultType, Callable[[PlannedIncident, str, Topology], dict[str, Any]]] = {
     FaultType.POD_FAILURE: _pod,
     FaultType.CPU_SATURATION: _stress,
@@ -156,4 +169,5 @@ _RENDERERS: dict[FaultType, Callable[[PlannedIncident, str, Topology], dict[str,
     FaultType.HTTP_ABORT: _http,
     FaultType.DNS_FAULT: _dns,
     FaultType.DNS_RANDOM: _dns,
+    FaultType.FEATURE_FLAG: _flag,
 }

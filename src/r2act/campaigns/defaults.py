@@ -40,8 +40,10 @@ FAULT_DEFAULTS: Final[dict[FaultType, dict[Intensity, dict[str, JsonValue]]]] = 
     FaultType.HTTP_ABORT: {_M: {}, _S: {}},
     FaultType.DNS_FAULT: {_M: {}, _S: {}},
     FaultType.DNS_RANDOM: {_M: {}, _S: {}},
+    FaultType.FEATURE_FLAG: {_M: {}, _S: {}},
 }
-"""Overridable parameters per fault type and intensity (see ``campaigns.manifest``)."""
+"""Overridable parameters per fault type and intensity (see ``campaigns.manifest``). A
+feature flag's come from its flag (``FeatureFlag.variant`` per intensity), not from here."""
 
 NAMESPACE_PLACEHOLDER: Final = "$namespace"
 """Written in a query where the campaign's namespace goes; the manifest substitutes it."""

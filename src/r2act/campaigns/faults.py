@@ -152,6 +152,15 @@ class DnsRandomFault(FaultEntry[NoParameters]):
     type: Literal["dns_random"] = Field(description="Fault type discriminator.")
 
 
+class FeatureFlagFault(FaultEntry[NoParameters]):
+    """FlagFault: one of the service's own feature flags turned to its failing variant (the
+    intensity picks the variant, ``FeatureFlag.intensities``). The flag is drawn per
+    incident among the service's realizable flags unless a ``cells`` entry names it
+    (``flag:``)."""
+
+    type: Literal["feature_flag"] = Field(description="Fault type discriminator.")
+
+
 FaultConfig = Annotated[
     PodFailureFault
     | CpuSaturationFault
@@ -160,6 +169,7 @@ FaultConfig = Annotated[
     | HttpErrorFault
     | HttpAbortFault
     | DnsFaultFault
-    | DnsRandomFault,
+    | DnsRandomFault
+    | FeatureFlagFault,
     Field(discriminator="type"),
 ]

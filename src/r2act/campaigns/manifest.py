@@ -24,6 +24,7 @@ from r2act.campaigns.base import (
 )
 from r2act.campaigns.defaults import DEFAULT_QUERIES
 from r2act.campaigns.faults import FaultConfig, FaultEntry
+from r2act.campaigns.flags import check_flags
 from r2act.campaigns.lane_spec import MAX_LANES, KubernetesLane, duplicate_lane
 from r2act.schema import FaultType, Intensity, NoiseLevel, PhaseDurations, Topology
 from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
@@ -125,6 +126,14 @@ class CellRepetitions(BaseModel):
     )
     repetitions: int = Field(
         ge=0, le=MAX_REPETITIONS, description="Incidents per intensity; 0 leaves it empty."
+    )
+    flag: str | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "For a feature_flag cell: the flag every incident turns on (a realizable flag "
+            "of the service); omitted: drawn per incident among the service's flags."
+        ),
     )
 
 
@@ -255,6 +264,7 @@ class Manifest(BaseModel):
         _check_faults(self.faults)
         _check_cells(self)
         _check_reachable(self)
+        check_flags(self)
         if isinstance(self.target, KubernetesTarget) and self.noise != NoiseLevel.REALISTIC:
             raise ManifestFieldError(
                 ("noise",),
@@ -285,6 +295,19 @@ class Manifest(BaseModel):
             if entry.fault_type == fault_type:
                 return entry
         raise KeyError(fault_type)
+
+    def flag_for(self, service: str, intensity: Intensity) -> str | None:
+        """The flag a ``feature_flag`` cell names for ``service`` at ``intensity`` (a cell
+        for that intensity wins over one for every intensity); None: the planner draws."""
+        named: str | None = None
+        for cell in self.cells:
+            if cell.service != service or cell.fault != FaultType.FEATURE_FLAG:
+                continue
+            if cell.intensity == intensity and cell.flag is not None:
+                return cell.flag
+            if cell.intensity is None and cell.flag is not None:
+                named = cell.flag
+        return named
 
     def spares_for(self, quota: int) -> int:
         """Spare repetitions for a cell with ``quota``: ``spares``, or more by ``spare_ratio``."""

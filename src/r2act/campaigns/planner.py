@@ -26,6 +26,7 @@ from r2act.schema import (
     incident_id,
     memory_bytes,
 )
+from r2act.systems import system_of
 
 HTTP_FAULTS = frozenset({FaultType.HTTP_ERROR, FaultType.HTTP_ABORT})
 DNS_FAULTS = frozenset({FaultType.DNS_FAULT, FaultType.DNS_RANDOM})
@@ -38,6 +39,9 @@ def plan_incidents(manifest: Manifest) -> list[PlannedIncident]:
         for fault in manifest.faults:
             for intensity in fault.intensities:
                 base = fault.parameters_for(intensity)
+                if fault.fault_type == FaultType.FEATURE_FLAG:
+                    named = manifest.flag_for(service, intensity)
+                    base = base if named is None else {**base, "flag": named}
                 cell = (service, fault.fault_type, intensity)
                 quota = manifest.repetitions_for(*cell)
                 if quota == 0:
@@ -74,13 +78,15 @@ def resolve_parameters(
     *,
     ident: str = "",
     seed: int = 0,
+    intensity: Intensity = Intensity.MODERATE,
 ) -> dict[str, JsonValue]:
     """The concrete injector parameters of one incident.
 
     The HTTP route cycles through the entry point's routes by repetition, so repetitions of
     one cell differ in the rule a plan must name; the caller whose address a DNS fault
     breaks, the lowered memory limit and a random DNS answer are drawn from the campaign
-    ``seed`` and the incident id ``ident`` (``incident_draw``)."""
+    ``seed`` and the incident id ``ident`` (``incident_draw``), and so is a feature flag
+    the manifest does not name, whose ``intensity`` picks the variant (``_flag``)."""
     params = dict(base)
     if fault_type == FaultType.POD_FAILURE:
         params["action"] = "pod-failure"
@@ -97,7 +103,31 @@ def resolve_parameters(
         params.update(
             _dns(fault_type, service, topology, ident, incident_draw(seed, ident, "caller"))
         )
+    elif fault_type == FaultType.FEATURE_FLAG:
+        params.update(_flag(service, base, topology, intensity, incident_draw(seed, ident, "flag")))
     return params
+
+
+def _flag(
+    service: str, base: dict[str, JsonValue], topology: Topology, intensity: Intensity, draw: float
+) -> dict[str, JsonValue]:
+    """The flag a flag fault on ``service`` turns on, and the variant ``intensity`` names.
+
+    The flag is the manifest's (``base["flag"]``, checked by ``campaigns.flags``) or drawn
+    (``draw``) among the service's realizable flags in flag-file order, as the fault a
+    service's own flags can cause may be any of them; the label stays ``service``."""
+    system = system_of(topology)
+    named = base.get("flag")
+    if isinstance(named, str):
+        chosen = system.flags.get(named)
+        if chosen is None:
+            raise ValueError(f"{system.name} has no flag {named!r}")
+    else:
+        candidates = system.realizable_flags(service)
+        if not candidates:
+            raise ValueError(f"no realizable flag is a fault of {service} (drop feature_flag)")
+        chosen = candidates[int(draw * len(candidates))]
+    return {"flag": chosen.key, "variant": chosen.variant(intensity).name}
 
 
 def _incident(
@@ -116,7 +146,14 @@ def _incident(
         service=service,
         duration_s=manifest.phases.during_s,
         parameters=resolve_parameters(
-            fault_type, service, repetition, base, topology, ident=ident, seed=manifest.seed
+            fault_type,
+            service,
+            repetition,
+            base,
+            topology,
+            ident=ident,
+            seed=manifest.seed,
+            intensity=intensity,
         ),
     )
     return PlannedIncident(

@@ -208,6 +208,7 @@ _SHORT = {  # by FaultType value (a StrEnum member is its value as a key)
     "http_abort": "HTTP-A",
     "dns_fault": "DNS-F",
     "dns_random": "DNS-R",
+    "feature_flag": "Flag",
 }
 
 

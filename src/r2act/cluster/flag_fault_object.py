@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from r2act.cluster.base import INCIDENT_LABEL, RUN_LABEL
 from r2act.errors import PermanentClusterError
-from r2act.schema import CONFIG_FAULT_API_VERSION, CONFIG_FAULT_RUN_ANNOTATION
+from r2act.schema import CONFIG_FAULT_API_VERSION, CONFIG_FAULT_RUN_ANNOTATION, FaultSpec
 from r2act.schema.faults import FLAG_FAULT_KIND
 
 API_VERSION: Final = CONFIG_FAULT_API_VERSION
@@ -54,6 +54,19 @@ class FlagFaultSpec:
     change: FlagChange
     run_id: str | None
     incident_id: str | None
+
+
+def change_of(fault: FaultSpec) -> FlagChange:
+    """The change a planned ``feature_flag`` fault makes: its ``flag`` and ``variant``
+    parameters, on the chart's flag file (what ``campaigns.chaos`` renders too)."""
+    flag, variant = fault.parameters.get("flag"), fault.parameters.get("variant")
+    if fault.chaos_kind != FLAG_FAULT_KIND or not isinstance(flag, str) or not flag:
+        raise PermanentClusterError(
+            f"a {fault.type.value} fault is no FlagFault (a feature_flag fault names its flag)"
+        )
+    if not isinstance(variant, str) or not variant:
+        raise PermanentClusterError(f"feature_flag fault on {flag!r} names no variant")
+    return FlagChange(flag=flag, variant=variant)
 
 
 def rejected(name: str, what: str) -> PermanentClusterError:

@@ -11,9 +11,10 @@ use these, so the two can never disagree.
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 from typing import Final
 
-from r2act.schema import KubeEvent
+from r2act.schema import CONFIG_FAULT_KIND, FLAG_FAULT_INJECTION_PATH, FLAG_FAULT_KIND, KubeEvent
 
 CHAOS_KINDS: Final = frozenset(
     {
@@ -31,10 +32,26 @@ CHAOS_KINDS: Final = frozenset(
         "Schedule",
         "Workflow",
         "ConfigFault",
+        FLAG_FAULT_KIND,
     }
 )
-"""Kinds whose events are provenance (the chaos-mesh.org API group, and r2act's ConfigFault;
-the rollout a ConfigFault causes is the Deployment's, which operators see, so not these)."""
+"""Kinds whose events are provenance (the chaos-mesh.org API group, and r2act's ConfigFault
+and FlagFault; the rollout a ConfigFault causes is the Deployment's, and flagd's restart
+after a FlagFault is flagd's, which operators see, so not these)."""
+
+INJECTION_PATHS: Final = MappingProxyType(
+    {CONFIG_FAULT_KIND: "deployment-patch", FLAG_FAULT_KIND: FLAG_FAULT_INJECTION_PATH}
+)
+"""How each r2act-made kind reaches the cluster, as provenance records it: a ConfigFault
+patches one Deployment's pod template; a FlagFault edits the flag ConfigMap and restarts
+the flag-serving Deployment (``configmap+restart``: flagd-ui's write API is the other path
+the issue names, and a flagd restart undoes only that one, so the path must be known)."""
+
+
+def injection_path(kind: str) -> str:
+    """The path an object of ``kind`` takes into the cluster: r2act's own kinds by
+    ``INJECTION_PATHS``, every Chaos Mesh kind through the Chaos Mesh controller."""
+    return INJECTION_PATHS.get(kind, "chaos-mesh")
 
 
 def is_provenance_event(event: KubeEvent, chaos_name: str) -> bool:

@@ -36,6 +36,7 @@ MECHANISM: Final[dict[FaultType, str]] = {
     FaultType.HTTP_ABORT: "chaos-mesh-http-abort",
     FaultType.DNS_FAULT: "config-fault-address-nxdomain",
     FaultType.DNS_RANDOM: "config-fault-address-wrong-ip",
+    FaultType.FEATURE_FLAG: "flag-fault-default-variant",
 }
 """The injection mechanism label of each fault type (paper Fig. 4 style; ``docs/faults.md``)."""
 

@@ -1,4 +1,4 @@
-"""Fault vocabulary: the eight fault types, two intensities and a fault's full specification."""
+"""Fault vocabulary: the fault types, two intensities and a fault's full specification."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ class FaultType(StrEnum):
     HTTP_ABORT = "http_abort"
     DNS_FAULT = "dns_fault"
     DNS_RANDOM = "dns_random"
+    FEATURE_FLAG = "feature_flag"
+    """An application's own fault: a flag in its flag service turned to a failing variant
+    (``systems.flags``). Declared last so the paper's eight keep their order (seeded draws
+    and tie-breaks read it); only a system with flags (``System.flags``) realises it."""
 
 
 class Intensity(StrEnum):
@@ -56,13 +60,15 @@ CHAOS_KIND: dict[FaultType, str] = {
     FaultType.HTTP_ABORT: "HTTPChaos",
     FaultType.DNS_FAULT: CONFIG_FAULT_KIND,
     FaultType.DNS_RANDOM: CONFIG_FAULT_KIND,
+    FaultType.FEATURE_FLAG: FLAG_FAULT_KIND,
 }
 """The object kind that injects each fault type on the shipped deployment.
 
 DNS faults are a wrong ``<S>_ADDR`` in the primary caller's environment because Chaos
 Mesh's DNSChaos cannot inject Online Boutique's shell-less, read-only callers; memory
 pressure is a lowered memory limit because a StressChaos memory stressor ends in one group
-OOM kill on cgroup v2 and then leaves a clean container (``docs/faults.md``)."""
+OOM kill on cgroup v2 and then leaves a clean container (``docs/faults.md``). A feature
+flag is a FlagFault: the flag's ``defaultVariant`` in the flag service's configuration."""
 
 
 class FaultSpec(BaseModel):
@@ -79,7 +85,7 @@ class FaultSpec(BaseModel):
         description=(
             "Kind-specific injector parameters, resolved from defaults and the manifest: "
             "e.g. latency/jitter (delay), workers/load (cpu), memory_limit (memory), "
-            "path/method/code (http), caller/variable/value (dns)."
+            "path/method/code (http), caller/variable/value (dns), flag/variant (feature flag)."
         ),
     )
 

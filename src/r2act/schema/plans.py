@@ -35,8 +35,11 @@ Scope = Annotated[
     str,
     Field(
         max_length=80,
-        pattern=r"^(GET|POST|ANY) /[A-Za-z0-9_./*-]*$",
-        description="An HTTP route rule as 'METHOD /path' (METHOD is GET, POST or ANY).",
+        pattern=r"^((GET|POST|ANY) /[A-Za-z0-9_./*-]*|[A-Za-z][A-Za-z0-9_-]*)$",
+        description=(
+            "The configuration a rollback undoes: an HTTP route rule as 'METHOD /path' "
+            "(METHOD is GET, POST or ANY), or a feature flag's key (e.g. 'adFailure')."
+        ),
     ),
 ]
 MemoryQuantity = Annotated[
@@ -105,11 +108,16 @@ class IncreaseMemoryLimit(_Plan):
 
 
 class RollbackConfig(_Plan):
-    """Remove a faulty configuration (route rule) in the given scope."""
+    """Remove a faulty configuration in the given scope: a route rule, or a feature flag
+    (its default variant restored, every other flag left as it is)."""
 
     operation: Literal["rollback_config"] = Field(description="Operation discriminator.")
-    target: ServiceName = Field(description="Service whose inbound route is broken.")
-    scope: Scope = Field(description="The route rule to roll back, 'METHOD /path'.")
+    target: ServiceName = Field(
+        description="Service whose inbound route is broken, or whose code reads the flag."
+    )
+    scope: Scope = Field(
+        description="The route rule to roll back, 'METHOD /path', or the flag key to revert."
+    )
 
 
 class RepairDependency(_Plan):

@@ -42,7 +42,11 @@ class ActionSpace(BaseModel):
         )
     )
     scopes: dict[str, list[str]] = Field(
-        default_factory=dict, description="Route scopes ('METHOD /path') per target."
+        default_factory=dict,
+        description=(
+            "Rollback scopes per target: its route rules ('METHOD /path'), then the keys "
+            "of the feature flags its code reads."
+        ),
     )
     dependencies: dict[str, list[str]] = Field(
         default_factory=dict, description="Dependency endpoints ('name:port') per target."

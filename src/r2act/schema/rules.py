@@ -44,6 +44,16 @@ class Reach(StrEnum):
     pod, so on other services added replicas get no traffic."""
 
 
+class ScopeKind(StrEnum):
+    """What a ``rollback_config`` rule's scope names: which configuration it undoes."""
+
+    ROUTE = "route"
+    """The route rule an HTTP fault injected (``METHOD /path``)."""
+    FLAG = "flag"
+    """The feature flag a flag fault turned on (its key): the revert restores that flag's
+    default variant, and only that flag's."""
+
+
 @dataclass(frozen=True)
 class PlanRule:
     """One valid plan shape: an operation acting on a role's deployment."""
@@ -51,6 +61,8 @@ class PlanRule:
     operation: Operation
     role: Role = Role.SERVICE
     reach: Reach = Reach.ANY
+    scope: ScopeKind = ScopeKind.ROUTE
+    """For ``rollback_config``: whether the scope is the injected route or flag."""
     above_stressors: bool = False
     """A scale-out must run more pods than the CPU stressor has workers: CFS shares the
     stressed pod's quota among its runnable threads, so with w busy workers its server keeps

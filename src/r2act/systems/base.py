@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from r2act.schema import CHAOS_KIND, FaultType, Topology
+from r2act.systems.flags import FeatureFlag
 from r2act.systems.policy import RecoveryRules
 from r2act.systems.render import Renderers
 from r2act.systems.steps import ErrorStep
@@ -108,6 +109,10 @@ class System:
     error_steps: tuple[ErrorStep, ...] = ()
     """The steps its handlers name when they wrap a failed call's error, each with the
     service it calls (``systems.steps``): how a log reader blames the innermost callee."""
+    flags: Mapping[str, FeatureFlag] = field(default_factory=dict)
+    """Its own feature-flag faults, by flag key, in its flag file's order
+    (``systems.flags``): what each flag's code path does, which service it is a fault of
+    and whether r2act can realise it. Empty for a system without a flag service."""
     recovery_rules: RecoveryRules | None = None
     """Its recovery-policy rules (``systems.policy``): per policy, which plans recover each
     fault type on its deployment. ``None``: only a policy that carries its own rules (the
@@ -130,6 +135,21 @@ class System:
     def services_for(self, fault_type: FaultType) -> tuple[str, ...]:
         """The services on which ``fault_type`` is realizable, in catalogue order."""
         return tuple(c.service for c in self.cells if c.fault_type == fault_type)
+
+    def realizable_flags(self, service: str) -> tuple[FeatureFlag, ...]:
+        """The realizable flags that are faults of ``service`` (its ``FeatureFlag.service``),
+        in flag-file order: what a ``feature_flag`` cell on ``service`` draws from."""
+        return tuple(f for f in self.flags.values() if f.realizable and f.service == service)
+
+    def flag_services(self) -> tuple[str, ...]:
+        """Services with at least one realizable flag, in flag-file order (each once): the
+        ``feature_flag`` cells of the catalogue."""
+        return tuple(dict.fromkeys(f.service for f in self.flags.values() if f.realizable))
+
+    def flags_read_by(self, service: str) -> tuple[str, ...]:
+        """Keys of every flag ``service``'s code reads (realizable or not), in file order:
+        the flag scopes a ``rollback_config`` on it may name."""
+        return tuple(k for k, f in self.flags.items() if service in f.readers)
 
     @property
     def services(self) -> tuple[str, ...]:

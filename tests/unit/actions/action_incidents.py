@@ -20,7 +20,7 @@ from r2act.schema import (
     Topology,
     incident_id,
 )
-from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems import ONLINE_BOUTIQUE, get_system
 
 LIMIT_PERCENT = {Intensity.MODERATE: 75, Intensity.SEVERE: 55}
 ROOT_CAUSE_SERVICES = [
@@ -133,7 +133,7 @@ def every_incident_kind() -> list[PlannedIncident]:
     return [
         make_incident(service, fault_type, intensity, repetition)
         for service in ROOT_CAUSE_SERVICES
-        for fault_type in FaultType
+        for fault_type in get_system("onlineboutique").fault_types
         if realizable(service, fault_type)
         for intensity in Intensity
         for repetition in (1, 2, 3)

@@ -23,7 +23,7 @@ from r2act.schema import (
     RollbackConfig,
     ScaleOut,
 )
-from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems import ONLINE_BOUTIQUE, get_system
 
 
 def _space() -> ActionSpace:
@@ -83,7 +83,7 @@ def test_mapper_does_not_depend_on_the_order_of_the_action_space_lists() -> None
         }
     )
     for service in ROOT_CAUSE_SERVICES:
-        for fault_type in FaultType:
+        for fault_type in get_system("onlineboutique").fault_types:
             for policy in (DEFAULT_POLICY, PAPER_POLICY):
                 assert map_rca(service, fault_type, space, ONLINE_BOUTIQUE, policy) == map_rca(
                     service, fault_type, shuffled, ONLINE_BOUTIQUE, policy
@@ -127,7 +127,7 @@ def test_unknown_or_fieldless_service_maps_to_no_action() -> None:
 
 
 @pytest.mark.parametrize("service", [*ROOT_CAUSE_SERVICES, "redis-cart", "emailservice"])
-@pytest.mark.parametrize("fault_type", list(FaultType))
+@pytest.mark.parametrize("fault_type", list(get_system("onlineboutique").fault_types))
 @pytest.mark.parametrize("policy", [DEFAULT_POLICY, PAPER_POLICY], ids=str)
 def test_mapped_plans_always_lie_inside_the_action_space(
     service: str, fault_type: FaultType, policy: RecoveryPolicy

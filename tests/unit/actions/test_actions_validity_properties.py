@@ -24,7 +24,7 @@ from r2act.schema import (
     memory_bytes,
     plan_target,
 )
-from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems import ONLINE_BOUTIQUE, get_system
 
 MI = 2**20
 _NAMES = [*ONLINE_BOUTIQUE.names, "nosuchservice"]
@@ -34,7 +34,8 @@ _ENDPOINTS = [e for d in ONLINE_BOUTIQUE.deployments if (e := d.endpoint)] + ["g
 _LABELS: dict[str, IncidentLabels] = {}
 
 
-_CELLS = [(s, f) for s in ROOT_CAUSE_SERVICES for f in FaultType if realizable(s, f)]
+_OB_FAULTS = get_system("onlineboutique").fault_types
+_CELLS = [(s, f) for s in ROOT_CAUSE_SERVICES for f in _OB_FAULTS if realizable(s, f)]
 
 
 def _labels_of(cell: tuple[str, FaultType], intensity: Intensity, rep: int) -> IncidentLabels:

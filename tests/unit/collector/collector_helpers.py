@@ -14,10 +14,10 @@ from typing import Any
 import yaml
 
 from r2act.errors import TransientClusterError
-from r2act.schema import FaultType
+from r2act.systems import get_system
 
-ALL_FAULTS = tuple(f.value for f in FaultType)
-"""Every fault type, in the schema's order."""
+ALL_FAULTS = tuple(f.value for f in get_system("onlineboutique").fault_types)
+"""Every fault type Online Boutique realises (the paper's eight), in the schema's order."""
 
 
 def write_campaign(  # noqa: PLR0917

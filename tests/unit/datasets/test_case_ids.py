@@ -18,8 +18,11 @@ import pyarrow.parquet as pq
 from r2act.baselines.base import mapped
 from r2act.datasets import ids, layout, load_records, read_table
 from r2act.evaluation import evaluate, parse_stream
-from r2act.schema import BenchmarkRecord, FaultType
+from r2act.schema import BenchmarkRecord
 from r2act.systems import ONLINE_BOUTIQUE as OB
+from r2act.systems import get_system
+
+_OB_FAULTS = get_system("onlineboutique").fault_types
 
 
 def _id_only_predictions(keys: list[str], records: list[BenchmarkRecord]) -> bytes:
@@ -30,11 +33,11 @@ def _id_only_predictions(keys: list[str], records: list[BenchmarkRecord]) -> byt
     space = records[0].action_space
     services = sorted(space.targets, key=len, reverse=True)  # 'cartservice' before 'cart'
     common_service = max(space.targets, key=[r.labels.service for r in records].count)
-    common_fault = max(FaultType, key=[r.labels.fault_type for r in records].count)
+    common_fault = max(_OB_FAULTS, key=[r.labels.fault_type for r in records].count)
     lines = []
     for key in keys:
         service = next((s for s in services if f"_{s}_" in key), common_service)
-        fault = next((f for f in FaultType if f"_{f.value}_" in key), common_fault)
+        fault = next((f for f in _OB_FAULTS if f"_{f.value}_" in key), common_fault)
         line = mapped(key, space, OB, service, fault, method="id-only")
         lines.append(line.model_dump_json())
     return ("\n".join(lines) + "\n").encode()
@@ -75,7 +78,7 @@ def test_case_ids_carry_no_information_about_the_label() -> None:
     rng = random.Random(4)
     salt = f"{rng.getrandbits(256):064x}"
     services = [d.name for d in OB.deployments if d.name != OB.load_generator]
-    faults = [f.value for f in FaultType]
+    faults = [f.value for f in _OB_FAULTS]
     rows = [
         (ids.case_id(salt, f"onlineboutique_{s}_{f}_severe_r{n:02d}"), s)
         for s in services

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 from urllib.parse import quote
@@ -36,6 +36,7 @@ from r2act.errors import (
     SafetyError,
     TransientClusterError,
 )
+from r2act.schema import CHAOS_KIND, FLAG_FAULT_KIND, FaultType
 
 k8s_config: Any = _k8s_config  # untyped module; its Any stays in this file
 STRATEGIC_MERGE: Final = "application/strategic-merge-patch+json"
@@ -108,6 +109,14 @@ them, and only a FlagFault's inject and removal use them, so an Online Boutique 
 grant on ConfigMaps. ``deploy/astronomyshop/rbac-flags.yaml`` grants them on
 ``flagd-config`` alone (``tests/adapters/test_deploy_astronomyshop.py`` holds the two
 together)."""
+
+
+def required_permissions(fault_types: Iterable[FaultType]) -> tuple[Permission, ...]:
+    """The grants a campaign of ``fault_types`` needs: REQUIRED_PERMISSIONS, plus
+    FLAG_FAULT_PERMISSIONS only when one of them is injected by a FlagFault (an Online
+    Boutique campaign asks for nothing on ConfigMaps)."""
+    flags = any(CHAOS_KIND[FaultType(f)] == FLAG_FAULT_KIND for f in fault_types)
+    return REQUIRED_PERMISSIONS + (FLAG_FAULT_PERMISSIONS if flags else ())
 
 
 def _chaos_perm(plural: str, verb: str) -> Permission:

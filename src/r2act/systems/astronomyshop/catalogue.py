@@ -1,5 +1,6 @@
-"""The Astronomy Shop 2.2.0's Chaos Mesh and ConfigFault catalogue: the (service, fault type)
-cells its chart 0.40.10 deployment can realise, each pointing at its evidence row.
+"""The Astronomy Shop 2.2.0's catalogue: the (service, fault type) cells its chart 0.40.10
+deployment can realise (Chaos Mesh, ConfigFault and its own flagd flags as FlagFaults),
+each pointing at its evidence row.
 
 The rule is Online Boutique's: a cell is here only if its injector works on the deployment
 and users' requests meet the fault (``docs/faults.md``, "Astronomy Shop 2.2.0"). What it
@@ -32,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from r2act.schema import FaultType
+from r2act.systems.astronomyshop.flags import FLAGS_2_2_0
 from r2act.systems.astronomyshop.runtime import DISTROLESS
 from r2act.systems.base import FaultCell
 from r2act.systems.flags import Source
@@ -88,10 +90,20 @@ _CELLS: tuple[tuple[FaultType, tuple[str, ...]], ...] = (
     ),
 )
 
-CELLS: tuple[FaultCell, ...] = tuple(
-    FaultCell(service, fault, _EVIDENCE) for fault, services in _CELLS for service in services
+_FLAG_EVIDENCE = "docs/faults.md#astronomy-shop-220-per-flag-realizability"
+
+FLAG_SERVICES: tuple[str, ...] = tuple(
+    dict.fromkeys(f.service for f in FLAGS_2_2_0.values() if f.realizable)
 )
-"""Every realizable cell, by fault type in the schema's order."""
+"""Services that a realizable 2.2.0 flag is a fault of (its reader whose code path
+misbehaves), in flag-file order; each is one ``feature_flag`` cell, the flag a parameter
+the planner draws among that service's realizable flags."""
+
+CELLS: tuple[FaultCell, ...] = (
+    *(FaultCell(service, fault, _EVIDENCE) for fault, services in _CELLS for service in services),
+    *(FaultCell(service, FaultType.FEATURE_FLAG, _FLAG_EVIDENCE) for service in FLAG_SERVICES),
+)
+"""Every realizable cell, by fault type in the schema's order (the flag cells last)."""
 
 _SRC = "opentelemetry-demo-2.2.0/src/"
 

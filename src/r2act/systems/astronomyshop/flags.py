@@ -11,6 +11,7 @@ not an edit of this one. Evidence: ``docs/faults.md``, "Astronomy Shop 2.2.0".
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 
 from r2act.schema import Intensity
 from r2act.systems.flags import FeatureFlag, FlagEffect, FlagVariant, Source
@@ -471,6 +472,9 @@ _FLAGS_2_2_0: tuple[FeatureFlag, ...] = (
 
 FLAGS: Mapping[str, tuple[FeatureFlag, ...]] = {"2.2.0": _FLAGS_2_2_0}
 """Application version -> its flags, in the flag file's order."""
+
+FLAGS_2_2_0: Mapping[str, FeatureFlag] = MappingProxyType({f.key: f for f in _FLAGS_2_2_0})
+"""The 2.2.0 flags by key, in the flag file's order: what ``System.flags`` takes."""
 
 
 def flag(version: str, key: str) -> FeatureFlag:
