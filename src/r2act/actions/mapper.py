@@ -15,7 +15,7 @@ fully determined by the pair:
 - ``repair_dependency`` takes the service's own endpoint (the name a DNS fault breaks);
 - ``rollback_config`` needs the faulty route, which the pair does not tell; when the
   policy offers no other rule, the mapper takes the service's most-trafficked route
-  (highest load-generator weight, ties by name), the best guess a pair allows.
+  (highest load generator weight, ties by name), the best guess a pair allows.
 
 When the diagnosed service is not a target of the action space (or the rule's target is
 not), the mapper returns ``no_action``: a plan that is never valid, which is what a mapper

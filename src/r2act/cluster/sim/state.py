@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from r2act.cluster.sim.seeding import k8s_suffix
 from r2act.errors import DataError
 from r2act.schema import KubeEvent, Topology, memory_bytes
+from r2act.systems import DEFAULT_SYSTEM
 
 STATE_VERSION = 1
 EPOCH = 1_767_225_600.0
@@ -131,6 +132,11 @@ class SimState(BaseModel):
     name: str = Field(description="Simulated cluster name.")
     seed: int = Field(description="Seed of every random choice.")
     namespace: str = Field(description="The namespace the system runs in.")
+    system: str = Field(
+        default=DEFAULT_SYSTEM,
+        description="The installed system it runs (``systems.INSTALLED``), so a reconnect "
+        "rebuilds the same topology.",
+    )
     now: float = Field(default=EPOCH, description="Virtual clock.")
     calls: int = Field(default=0, description="API calls so far (keys transient-error draws).")
     saved: str = Field(
@@ -186,7 +192,14 @@ def new_pod_name(state: SimState, deployment: str, revision: int) -> str:
 
 def fresh_state(topology: Topology, *, name: str, seed: int, namespace: str) -> SimState:
     """A cluster with every deployment of ``topology`` at revision 1, settled and ready."""
-    state = SimState(name=name, seed=seed, namespace=namespace, deployments={}, pods=[])
+    state = SimState(
+        name=name,
+        seed=seed,
+        namespace=namespace,
+        system=topology.system,
+        deployments={},
+        pods=[],
+    )
     born = EPOCH - INITIAL_POD_AGE_S
     for spec in topology.deployments:
         limit = memory_bytes(spec.main.memory_limit)
