@@ -190,3 +190,25 @@ def test_a_wrong_url_fails_the_calls_through_it_as_the_handlers_say() -> None:
     assert _scene_without(env=shipping)["POST /api/checkout"] == 1.0
     quote = {"shipping": {"QUOTE_ADDR": "http://203.0.113.9:8080"}}
     assert _scene_without(env=quote)["POST /api/checkout"] == 1.0
+
+
+def test_a_simulated_cluster_runs_the_system_it_was_created_for(tmp_path: Path) -> None:
+    """``connect`` builds the manifest's system; a reconnect without one (cleanup, replay of
+    a saved cluster) keeps the saved cluster's system instead of the default one."""
+    from r2act.campaigns import SimTarget
+    from r2act.cluster.connect import connect
+    from r2act.cluster.sim import SimulatedCluster
+
+    target = SimTarget(kind="sim", seed=1, name="shop")
+    first = connect(target, namespace="default", workspace=tmp_path, topology=ASTRONOMY_SHOP)
+    assert isinstance(first, SimulatedCluster) and first.topology is ASTRONOMY_SHOP
+    again = connect(target, namespace="default", workspace=tmp_path)
+    assert isinstance(again, SimulatedCluster) and again.topology is ASTRONOMY_SHOP
+    assert {p.split("-")[0] for p in again.pod_names()} >= {"accounting", "quote", "valkey"}
+    other = connect(
+        SimTarget(kind="sim", seed=1, name="ob"), namespace="default", workspace=tmp_path
+    )
+    assert (
+        isinstance(other, SimulatedCluster)
+        and other.topology is get_system("onlineboutique").topology
+    )
