@@ -452,10 +452,10 @@ def test_kind_up_check_stops_before_creating_anything(bed: Bed) -> None:
 
 def test_rbac_grants_every_permission_the_flag_injector_asks_for_on_its_objects() -> None:
     """The injector's own list (``FLAG_FAULT_PERMISSIONS``) and the shipped Role agree: each
-    permission is granted on the ConfigMap and Deployment the injector's defaults name, so a
+    permission is granted on the ConfigMap and Deployment the shop's FlagFaults name, so a
     FlagFault on the installed shop is never answered 403."""
-    from r2act.cluster.flag_fault_object import DEFAULT_CONFIG_MAP, DEFAULT_DEPLOYMENT
     from r2act.cluster.kube.api import FLAG_FAULT_PERMISSIONS
+    from r2act.systems.astronomyshop.runtime import FLAG_CONFIG_MAP, FLAG_DEPLOYMENT
 
     role = next(d for d in _render("chaos-lab") if d["metadata"]["name"] == "r2act-flags")
     granted = {
@@ -466,10 +466,10 @@ def test_rbac_grants_every_permission_the_flag_injector_asks_for_on_its_objects(
         for name in rule["resourceNames"]
         for verb in rule["verbs"]
     }
-    objects = {"configmaps": DEFAULT_CONFIG_MAP, "deployments": DEFAULT_DEPLOYMENT}
+    objects = {"configmaps": FLAG_CONFIG_MAP, "deployments": FLAG_DEPLOYMENT}
     assert FLAG_FAULT_PERMISSIONS
     for perm in FLAG_FAULT_PERMISSIONS:
         assert not perm.cluster_scoped
         assert (perm.group, perm.resource, objects[perm.resource], perm.verb) in granted, perm
     # and the restart of flagd (a patch of its pod template) is granted on flagd alone
-    assert ("apps", "deployments", DEFAULT_DEPLOYMENT, "patch") in granted
+    assert ("apps", "deployments", FLAG_DEPLOYMENT, "patch") in granted

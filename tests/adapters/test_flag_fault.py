@@ -30,6 +30,7 @@ from r2act.collector import ledger
 from r2act.errors import ConflictError, ForeignObjectError, PermanentClusterError, SafetyError
 from r2act.schema import ChaosRef
 from r2act.schema.faults import FLAG_FAULT_ANNOTATION
+from r2act.systems.astronomyshop.runtime import FLAG_CONFIG_MAP, FLAG_DEPLOYMENT, FLAG_FILE_KEY
 
 REPO = Path(__file__).resolve().parents[2]
 FLAG_FILE = REPO.parent / "shared/reference/opentelemetry-demo-chart-0.40.10/flagd/demo.flagd.json"
@@ -104,7 +105,8 @@ def shop(harness: Harness) -> Harness:
 
 def _fault(flag: str = "paymentFailure", variant: str = "100%", run: str = "run-a") -> Any:
     labels = {MANAGED_BY_LABEL: MANAGED_BY, RUN_LABEL: run, "r2act.io/incident": "inc-1"}
-    return render(f"r2act-flag-{flag.lower()}", NS, FlagChange(flag, variant), labels)
+    change = FlagChange(flag, variant, FLAG_CONFIG_MAP, FLAG_FILE_KEY, FLAG_DEPLOYMENT)
+    return render(f"r2act-flag-{flag.lower()}", NS, change, labels)
 
 
 def _file(h: Harness) -> dict[str, Any]:

@@ -15,7 +15,7 @@ fully determined by the pair:
 - ``repair_dependency`` takes the service's own endpoint (the name a DNS fault breaks);
 - ``rollback_config`` needs the faulty route, which the pair does not tell; when the
   policy offers no other rule, the mapper takes the service's most-trafficked route
-  (highest load-generator weight, ties by name), the best guess a pair allows; for a
+  (highest load generator weight, ties by name), the best guess a pair allows; for a
   feature flag it takes the service's first realizable flag in flag-file order
   (``first_flag``), wrong whenever the service has several and another one is on.
 

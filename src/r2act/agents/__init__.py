@@ -4,7 +4,7 @@ Reads datasets through one boundary (:mod:`r2act.agents.cases`) and never import
 cluster package. Start with :class:`CaseSource` (a dataset's cases, method-visible inputs
 only), :class:`CaseEnvironment` (the tools over one case) and :func:`run_cases` (a solver
 over a dataset: predictions, ATIF trajectories, a run summary). The ``mcp`` and ``openai``
-SDKs are imported only by the modules that use them (``mcp_server``, ``llm``).
+SDKs are imported only by the modules that use them (``agents.mcp_server``, ``agents.llm``).
 """
 
 from r2act.agents.answers import FinalAnswer, answer_schema, parse_answer

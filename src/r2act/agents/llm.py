@@ -64,6 +64,9 @@ from r2act.schema import FaultType, Operation
 if TYPE_CHECKING:
     from openai import OpenAI
 
+_METHOD_PREFIX = __name__.rpartition(".")[2]
+"""What an agent method's name starts with when ``--method`` gives none: this module's name
+(the method names in existing predictions)."""
 MAX_REPLY_BYTES = 8 << 20
 """A reply body larger than this is refused (``reply_too_large``); chat replies are KBs."""
 MAX_STORED_CHARS = 20_000
@@ -125,7 +128,7 @@ class LlmSettings:
     @property
     def method(self) -> str:
         """The method name written into predictions (``--method``, else from the model)."""
-        return self.method_name or f"llm:{self.model}[{self.mode}]"
+        return self.method_name or f"{_METHOD_PREFIX}:{self.model}[{self.mode}]"
 
 
 class _CallFailedError(Exception):

@@ -84,7 +84,7 @@ class RequestsArgs(_Args):
         description="Deployment name (see services), e.g. the entry point's.",
     )
     route: str | None = Field(
-        default=None, max_length=80, description="Route as 'METHOD /path', e.g. 'GET /cart'."
+        default=None, max_length=80, description="Route as 'METHOD /path', e.g. 'GET /product/*'."
     )
     source: Literal["locust-stats", "frontend-log"] | None = Field(
         default=None,

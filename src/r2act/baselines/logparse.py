@@ -197,7 +197,8 @@ def route_service(scopes: list[str], topology: Topology) -> str:
 
     All routes failing points at the entry point. Otherwise the most specific service
     reached by every failing route wins (fewest routes of its own; ties in topology
-    order): a rule on '/cart/checkout' is most likely about checkout, not currency."""
+    order): a rule on the one route that reaches a service is most likely about that service,
+    not about one that every route reaches."""
     routes = {r.scope: r for r in topology.routes}
     if set(scopes) >= set(routes):
         return topology.entrypoint

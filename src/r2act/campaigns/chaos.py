@@ -26,6 +26,7 @@ from r2act.schema import (
     PlannedIncident,
     Topology,
 )
+from r2act.systems import system_of
 
 API_VERSION = "chaos-mesh.org/v1alpha1"
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
@@ -153,11 +154,19 @@ def _dns(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[
 
 
 def _flag(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[str, Any]:
-    """The flag and the variant to make its default; the flag file's ConfigMap, key and
-    flag-serving Deployment are left to the FlagFault's defaults (the chart's ``flagd-config``,
-    ``demo.flagd.json``, ``flagd``: ``cluster.flag_fault_object``)."""
+    """The flag and the variant to make its default, and where the system's flag service
+    reads the flag file (``System.flag_store``: its ConfigMap, data key and Deployment)."""
     params = incident.fault.parameters
-    return {"flag": str(params["flag"]), "variant": str(params["variant"])}
+    store = system_of(topology).flag_store
+    if store is None:
+        raise ValueError(f"{topology.system} has no flag service; a feature_flag fault needs one")
+    return {
+        "flag": str(params["flag"]),
+        "variant": str(params["variant"]),
+        "configMap": store.config_map,
+        "key": store.key,
+        "deployment": store.deployment,
+    }
 
 
 _RENDERERS: dict[FaultType, Callable[[PlannedIncident, str, Topology], dict[str, Any]]] = {

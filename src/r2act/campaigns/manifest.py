@@ -392,8 +392,8 @@ def _check_reachable(manifest: Manifest) -> None:
     """Every planned cell must be injectable on the deployment (``docs/faults.md``).
 
     HTTPChaos reaches only the entry point's HTTP/1 routes, so an HTTP fault is a fault of
-    the entry point; a DNS fault rewrites the service's address in its primary caller, so
-    the service needs one."""
+    the entry point; a DNS fault rewrites the service's address in a caller holding it (the
+    planner draws one, ``Topology.address_holders``), so the service needs one."""
     topology = manifest.topology
     for index, service in enumerate(manifest.services):
         for fault in manifest.faults:
@@ -410,7 +410,7 @@ def _check_reachable(manifest: Manifest) -> None:
                     f"reach {service!r}'s gRPC server), so it is a {topology.entrypoint} fault",
                     f"plan {name} on {topology.entrypoint}, or set repetitions: 0 for this cell",
                 )
-            if name.startswith("dns_") and topology.address_variable(service) is None:
+            if name.startswith("dns_") and not topology.address_holders(service):
                 raise ManifestFieldError(
                     ("services", index),
                     f"no deployment under test holds an address of {service!r}, so {name} "

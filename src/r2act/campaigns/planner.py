@@ -26,6 +26,7 @@ from r2act.schema import (
     incident_id,
     memory_bytes,
 )
+from r2act.schema.topology import split_address
 from r2act.systems import system_of
 
 HTTP_FAULTS = frozenset({FaultType.HTTP_ERROR, FaultType.HTTP_ABORT})
@@ -238,12 +239,12 @@ def _dns(
     found = topology.held_address(holders[int(draw * len(holders))], service)
     assert found is not None, "address_holders lists only deployments holding one"
     caller, variable, address = found
-    port = address.rsplit(":", 1)[1]
+    scheme, _, port = split_address(address)
     if fault_type == FaultType.DNS_FAULT:
-        value = f"{service}.invalid:{port}"
+        value = f"{scheme}{service}.invalid:{port}"
     else:
         digest = hashlib.sha256(f"dns_random:{ident}".encode()).digest()
-        value = f"{DOC_NETS[digest[0] % len(DOC_NETS)]}.{1 + digest[1] % 254}:{port}"
+        value = f"{scheme}{DOC_NETS[digest[0] % len(DOC_NETS)]}.{1 + digest[1] % 254}:{port}"
     caller_main = topology.deployment(caller).main.name
     return {
         "caller": caller,

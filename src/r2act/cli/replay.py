@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from r2act.cluster.base import Cluster
     from r2act.evaluation.predictions import ParsedPrediction, PredictionFile
     from r2act.replay import ReplayReport
-    from r2act.schema import BenchmarkRecord, NoiseLevel
+    from r2act.schema import BenchmarkRecord, NoiseLevel, Topology
 
 _PREDICTIONS = typer.Argument(..., help="Predictions file (JSON lines), e.g. rule.jsonl.")
 _DATASET = typer.Option(
@@ -112,9 +112,26 @@ def _cluster(
         seeds = sorted({s for r in records if (s := r.metadata.target_seed) is not None})
         sim = SimTarget(kind="sim", seed=seeds[0] if seeds else 0, name=name, glitches=quiet)
         noise, users = replay_conditions(records)
-        return connect(sim, namespace="default", workspace=out, users=users, noise=noise), sim
+        topology = _one_system(records)
+        cluster = connect(
+            sim, namespace="default", workspace=out, users=users, noise=noise, topology=topology
+        )
+        return cluster, sim
     manifest = load_manifest(Path(target))
     return open_target(manifest, out), manifest.target
+
+
+def _one_system(records: list[BenchmarkRecord]) -> Topology:
+    """The topology a simulated replay runs: the one system its records were collected on."""
+    from r2act.systems import SYSTEMS
+
+    systems = sorted({r.metadata.system for r in records})
+    if len(systems) != 1 or systems[0] not in SYSTEMS:
+        raise DataError(
+            f"the dataset holds incidents of {', '.join(systems) or 'no system'}; a simulated "
+            "replay runs one installed system (replay each system's dataset on its own)"
+        )
+    return SYSTEMS[systems[0]]
 
 
 def replay_conditions(records: list[BenchmarkRecord]) -> tuple[NoiseLevel, int]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from r2act.campaigns import KubernetesTarget, SimTarget
 from r2act.cluster.base import Cluster
-from r2act.schema import NoiseLevel
+from r2act.schema import NoiseLevel, Topology
 
 
 def connect(
@@ -25,6 +25,7 @@ def connect(
     error_rate_threshold: float = 0.05,
     reverting: bool = False,
     noise: NoiseLevel = NoiseLevel.REALISTIC,
+    topology: Topology | None = None,
 ) -> Cluster:
     """The cluster a campaign runs on.
 
@@ -35,6 +36,8 @@ def connect(
     reconnects to the same cluster. ``reverting`` (cleanup) connects to a Kubernetes
     namespace whose opt-in was withdrawn, to remove r2act's own objects from it. ``noise``
     (the manifest's) sets the simulator's background; a real cluster shows its own.
+    ``topology`` is the system a new simulated cluster runs (the manifest's); without it, a
+    saved one keeps its own and a new one runs the default system.
     """
     if isinstance(target, SimTarget):
         from r2act.cluster.sim import SimulatedCluster
@@ -48,6 +51,7 @@ def connect(
             users=users,
             error_rate_threshold=error_rate_threshold,
             noise=noise,
+            topology=topology,
         )
     # Kubernetes: the named kubeconfig context, refused (SafetyError) right here unless the
     # namespace carries r2act.io/chaos-allowed=true.

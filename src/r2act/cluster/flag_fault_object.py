@@ -1,12 +1,11 @@
-"""The FlagFault object: which flagd flag to flip, where it lives, and the new flag file.
+"""The FlagFault object: which flag of a flag service to flip, where it lives, the new file.
 
-A rendered FlagFault (``r2act.io/v1alpha1``, kind ``FlagFault``) names one flag of a flagd
-flag file and the variant to make its ``defaultVariant``; the ConfigMap and data key that
-hold the file; and the Deployment whose restart makes flagd read it again. The defaults
-are the OpenTelemetry Astronomy Shop's (Helm chart 0.40.10): ``templates/flagd-config.yaml``
-L1-L10 renders ConfigMap ``flagd-config`` from ``flagd/demo.flagd.json``, and
-``values.yaml`` L741-L814 runs Deployment ``flagd`` on an emptyDir that an init container
-seeds from that ConfigMap, so an edit goes live only when flagd's pods are replaced.
+A rendered FlagFault (``r2act.io/v1alpha1``, kind ``FlagFault``) names one flag of a flag
+service's file and the variant to make its ``defaultVariant``; the ConfigMap and data key that
+hold the file; and the Deployment whose restart makes the flag service read it again. All
+three are the system's own facts (the Astronomy Shop's are in
+``systems/astronomyshop/runtime.py``, from its chart), so the object names them and the
+injector assumes none.
 
 Pure: parsing and rendering only, checked before anything is sent, so a malformed object
 or an unknown flag or variant is refused with one line naming it.
@@ -23,26 +22,24 @@ from r2act.cluster.base import INCIDENT_LABEL, RUN_LABEL
 from r2act.errors import PermanentClusterError
 from r2act.schema import CONFIG_FAULT_API_VERSION, CONFIG_FAULT_RUN_ANNOTATION, FaultSpec
 from r2act.schema.faults import FLAG_FAULT_KIND
+from r2act.systems.flags import FlagStore
 
 API_VERSION: Final = CONFIG_FAULT_API_VERSION
-DEFAULT_CONFIG_MAP: Final = "flagd-config"
-DEFAULT_KEY: Final = "demo.flagd.json"
-DEFAULT_DEPLOYMENT: Final = "flagd"
 
 
 @dataclass(frozen=True)
 class FlagChange:
-    """What a FlagFault changes: one flag's default variant, and where flagd reads it."""
+    """What a FlagFault changes: one flag's default variant, and where the flag service reads it."""
 
     flag: str
     """The flag key in the file's ``flags`` map, e.g. ``paymentFailure``."""
     variant: str
     """The variant to make the flag's ``defaultVariant``, e.g. ``100%``."""
-    config_map: str = DEFAULT_CONFIG_MAP
+    config_map: str
     """The ConfigMap holding the flag file."""
-    key: str = DEFAULT_KEY
+    key: str
     """The ConfigMap data key of the flag file."""
-    deployment: str = DEFAULT_DEPLOYMENT
+    deployment: str
     """The flag-serving Deployment, restarted so its pods read the file again."""
 
 
@@ -56,9 +53,9 @@ class FlagFaultSpec:
     incident_id: str | None
 
 
-def change_of(fault: FaultSpec) -> FlagChange:
+def change_of(fault: FaultSpec, store: FlagStore) -> FlagChange:
     """The change a planned ``feature_flag`` fault makes: its ``flag`` and ``variant``
-    parameters, on the chart's flag file (what ``campaigns.chaos`` renders too)."""
+    parameters, on the system's flag file ``store`` (what ``campaigns.chaos`` renders too)."""
     flag, variant = fault.parameters.get("flag"), fault.parameters.get("variant")
     if fault.chaos_kind != FLAG_FAULT_KIND or not isinstance(flag, str) or not flag:
         raise PermanentClusterError(
@@ -66,7 +63,13 @@ def change_of(fault: FaultSpec) -> FlagChange:
         )
     if not isinstance(variant, str) or not variant:
         raise PermanentClusterError(f"feature_flag fault on {flag!r} names no variant")
-    return FlagChange(flag=flag, variant=variant)
+    return FlagChange(
+        flag=flag,
+        variant=variant,
+        config_map=store.config_map,
+        key=store.key,
+        deployment=store.deployment,
+    )
 
 
 def rejected(name: str, what: str) -> PermanentClusterError:
@@ -106,18 +109,15 @@ def parse(obj: Mapping[str, Any]) -> FlagFaultSpec:
     if not isinstance(spec, Mapping) or set(spec) - fields - {"duration"}:
         extra = sorted(set(spec) - fields - {"duration"}) if isinstance(spec, Mapping) else spec
         raise rejected(name, f"spec has unknown fields {extra} (allowed: {sorted(fields)})")
-    for field in ("flag", "variant"):
+    for field in ("flag", "variant", "configMap", "key", "deployment"):
         if not isinstance(spec.get(field), str) or not spec[field]:
-            raise rejected(name, f"spec.{field} must be a non-empty string")
-    for field in ("configMap", "key", "deployment"):
-        if field in spec and (not isinstance(spec[field], str) or not spec[field]):
             raise rejected(name, f"spec.{field} must be a non-empty string")
     change = FlagChange(
         flag=spec["flag"],
         variant=spec["variant"],
-        config_map=spec.get("configMap", DEFAULT_CONFIG_MAP),
-        key=spec.get("key", DEFAULT_KEY),
-        deployment=spec.get("deployment", DEFAULT_DEPLOYMENT),
+        config_map=spec["configMap"],
+        key=spec["key"],
+        deployment=spec["deployment"],
     )
     labels = metadata.get("labels") or {}
     annotations = metadata.get("annotations") or {}
@@ -139,7 +139,7 @@ def _flags(text: str, where: str) -> tuple[dict[str, Any], dict[str, Any]]:
         raise PermanentClusterError(f"{where}: is not JSON ({exc}); r2act changes nothing") from exc
     flags = document.get("flags") if isinstance(document, dict) else None
     if not isinstance(flags, dict):
-        raise PermanentClusterError(f"{where}: has no 'flags' map; it is not a flagd flag file")
+        raise PermanentClusterError(f"{where}: has no 'flags' map; it is not a flag file")
     return document, flags
 
 
@@ -158,8 +158,8 @@ def with_default_variants(
     """The flag file with exactly these flags' ``defaultVariant`` set, nothing else changed.
 
     Refuses a flag the file does not have, or a variant a flag does not offer, naming both
-    and what exists. The file is written back in flagd's own layout (two-space JSON and a
-    final newline, which round-trips the chart's ``flagd/demo.flagd.json`` byte for byte),
+    and what exists. The file is written back in the flag service's own layout (two-space JSON and a
+    final newline, which round-trips the chart's ``demo.flagd.json`` byte for byte),
     keeping key order.
     """
     document, flags = _flags(text, where)

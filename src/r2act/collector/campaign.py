@@ -198,6 +198,7 @@ def open_target(manifest: Manifest, run_dir: Path, *, reverting: bool = False) -
         error_rate_threshold=manifest.health.error_rate_threshold,
         reverting=reverting,
         noise=manifest.noise,
+        topology=manifest.topology,
     )
 
 

@@ -9,7 +9,7 @@ table at the metric step (one row per step, phase and series), with plain ``serv
   per request (``http.req.method``, ``http.req.path``, ``http.resp.status``,
   ``http.resp.took_ms``) -> per route (``service`` = the entry point): requests/s,
   errors/s (status >= 500), error ratio and latency p50/p95/p99. Its ``request error``
-  lines open with the wrap of the handler step that failed (``could not retrieve cart: rpc
+  lines open with the wrap of the handler step that failed (``could not retrieve <what>: rpc
   error ...``), which names the called backend (the system's ``error_backend``;
   otherwise a service named in the text) -> that called service gets errors/s per route
   (its own request count is not logged, so requests/s and the ratio stay null).

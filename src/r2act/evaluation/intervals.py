@@ -46,7 +46,7 @@ def newcombe_paired(
     """95% interval of p_A − p_B for paired 0/1 outcomes (Newcombe 1998, method 10).
 
     The four counts are the incidents where both methods score 1, only A, only B, neither.
-    The correlation term uses Newcombe's continuity-adjusted numerator (ad − bc reduced by
+    The correlation term uses Newcombe's continuity-adjusted numerator (a·d − b·c reduced by
     n/2 when positive), and is 0 when a margin is empty.
     """
     n = both + only_a + only_b + neither

@@ -6,7 +6,7 @@ was made, so a spreadsheet or ``pandas.read_csv`` can pivot it any way without p
 Styler with booktabs rules (``\\toprule``, ``\\midrule``, ``\\bottomrule``; the document needs
 ``\\usepackage{booktabs}``), laid out like the terminal tables. Text that comes from
 prediction files or the dataset (method names, strata) is escaped for LaTeX by the Styler,
-and a CSV text cell that a spreadsheet would run as a formula is prefixed with a quote.
+and a CSV text cell that a spreadsheet would run as a formula is prefixed with an apostrophe.
 """
 
 from __future__ import annotations

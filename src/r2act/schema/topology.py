@@ -12,6 +12,20 @@ from pydantic import BaseModel, ConfigDict, Field
 from r2act.schema.quantities import memory_bytes
 
 
+def split_address(value: str) -> tuple[str, str, str]:
+    """(scheme prefix, host, port) of a ``*_ADDR`` value: ``host:port`` or a URL.
+
+    ``cart:7070`` is ``("", "cart", "7070")``; ``http://email:8080`` is
+    ``("http://", "email", "8080")`` (a client that speaks HTTP/1 names its callee by URL).
+    The port is ``""`` when the value has none."""
+    scheme, sep, rest = value.partition("://")
+    prefix = scheme + sep if sep else ""
+    rest = rest if sep else value
+    hostport = rest.split("/", 1)[0]
+    host, colon, port = hostport.rpartition(":")
+    return (prefix, host, port) if colon else (prefix, hostport, "")
+
+
 class ContainerSpec(BaseModel):
     """One container of a deployment's pod template."""
 
@@ -170,7 +184,7 @@ class Topology(BaseModel):
     def held_address(self, caller: str, name: str) -> tuple[str, str, str] | None:
         """(caller, variable, 'name:port') of ``caller``'s address of ``name``, if it holds one."""
         for variable, value in sorted(self.deployment(caller).env.items()):
-            if value.split(":")[0] == name:
+            if split_address(value)[1] == name:
                 return caller, variable, value
         return None
 

@@ -9,10 +9,10 @@ offline stages name no application (an import-linter contract and
 from __future__ import annotations
 
 from r2act.schema.topology import Topology
-from r2act.systems import onlineboutique
+from r2act.systems import astronomyshop, onlineboutique
 from r2act.systems.base import Call, FaultCell, System
 
-INSTALLED: dict[str, System] = {s.name: s for s in (onlineboutique.SYSTEM,)}
+INSTALLED: dict[str, System] = {s.name: s for s in (onlineboutique.SYSTEM, astronomyshop.SYSTEM)}
 """Every installed system by name."""
 
 SYSTEMS: dict[str, Topology] = {name: s.topology for name, s in INSTALLED.items()}

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from r2act.schema import CHAOS_KIND, FaultType, Topology
-from r2act.systems.flags import FeatureFlag
+from r2act.systems.flags import FeatureFlag, FlagStore
 from r2act.systems.policy import RecoveryRules
 from r2act.systems.render import Renderers
 from r2act.systems.steps import ErrorStep
@@ -113,6 +113,9 @@ class System:
     """Its own feature-flag faults, by flag key, in its flag file's order
     (``systems.flags``): what each flag's code path does, which service it is a fault of
     and whether r2act can realise it. Empty for a system without a flag service."""
+    flag_store: FlagStore | None = None
+    """Where its flag service reads the flag file (``systems.flags.FlagStore``); ``None``
+    for a system without flags."""
     recovery_rules: RecoveryRules | None = None
     """Its recovery-policy rules (``systems.policy``): per policy, which plans recover each
     fault type on its deployment. ``None``: only a policy that carries its own rules (the

@@ -53,6 +53,17 @@ class FlagEffect(StrEnum):
 
 
 @dataclass(frozen=True)
+class FlagStore:
+    """Where a system's flag service reads its flags on the shipped deployment: the
+    ConfigMap and data key holding the flag file, and the Deployment whose restart makes
+    the service read it again. A FlagFault names all three, so the injector assumes none."""
+
+    config_map: str
+    key: str
+    deployment: str
+
+
+@dataclass(frozen=True)
 class Source:
     """One upstream line a flag's claim rests on, and the code that line must contain.
 

@@ -166,7 +166,13 @@ def test_the_rendered_flagfault_is_what_the_adapter_parses(
     obj = render_chaos(incident, "shop", flag_shop.topology)
     assert obj["kind"] == "FlagFault" and obj["apiVersion"] == "r2act.io/v1alpha1"
     parsed = flag_fault_object.parse(obj)
-    assert parsed.change == flag_fault_object.FlagChange(flag="paymentFailure", variant="50%")
+    assert parsed.change == flag_fault_object.FlagChange(
+        flag="paymentFailure",
+        variant="50%",
+        config_map="flagd-config",
+        key="demo.flagd.json",
+        deployment="flagd",
+    )
     assert parsed.incident_id == incident.id
     assert obj["metadata"]["name"].startswith("r2act-flag-")
     assert obj["spec"]["duration"] == f"{incident.fault.duration_s}s"
@@ -176,9 +182,11 @@ def test_the_rendered_flagfault_is_what_the_adapter_parses(
 def test_the_campaigns_flagfault_is_the_cluster_layers_rendering_of_the_fault(
     write_manifest: Callable[[str], Path], flag_shop: System
 ) -> None:
+    store = flag_shop.flag_store
+    assert store is not None
     for incident in _plan(write_manifest):
         obj = render_chaos(incident, "shop", flag_shop.topology)
-        change = flag_fault_object.change_of(incident.fault)
+        change = flag_fault_object.change_of(incident.fault, store)
         rendered = flag_fault_object.render(obj["metadata"]["name"], "shop", change)
         assert {**rendered["spec"], "duration": obj["spec"]["duration"]} == {
             **{k: obj["spec"][k] for k in ("flag", "variant", "duration")},
@@ -192,9 +200,11 @@ def test_the_campaigns_flagfault_is_the_cluster_layers_rendering_of_the_fault(
 def test_a_chaos_mesh_fault_is_no_flag_change() -> None:
     from r2act.errors import PermanentClusterError
     from r2act.schema import FaultSpec
+    from r2act.systems.flags import FlagStore
 
     fault = FaultSpec(
         type=FaultType.POD_FAILURE, intensity=Intensity.SEVERE, service="ad", duration_s=10
     )
+    store = FlagStore(config_map="flags", key="flags.json", deployment="flag-service")
     with pytest.raises(PermanentClusterError, match="pod_failure fault is no FlagFault"):
-        flag_fault_object.change_of(fault)
+        flag_fault_object.change_of(fault, store)

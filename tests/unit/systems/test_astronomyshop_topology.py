@@ -19,6 +19,7 @@ from r2act.schema import cpu_millicores, memory_bytes
 from r2act.systems.astronomyshop import ASTRONOMY_SHOP, IMAGES, NO_SHELL, PROBES, VERSION
 from r2act.systems.astronomyshop.runtime import DISTROLESS
 from r2act.systems.astronomyshop.topology import UNSET
+from r2act.systems.astronomyshop.traffic import TASKS
 
 CHART = "opentelemetry-demo-chart-0.40.10"
 RENDERED = f"{CHART}/examples/bring-your-own-observability/rendered/component.yaml"
@@ -168,13 +169,20 @@ def test_route_weights_are_the_locust_task_weights(reference_dir: Path) -> None:
         (name, int(w))
         for w, name in re.findall(r"@task\((\d+)\)\n\s+def (\w+)", locustfile.read_text())
     )
+    # Every task of the file, with its weight, and nothing else.
+    assert {name: w for name, (w, _) in TASKS.items()} == weights
     route = {r.scope: r.weight for r in ASTRONOMY_SHOP.routes}
-    assert route["GET /"] == weights["index"]  # flood_home sends 0 requests while off
-    assert route["GET /api/products/*"] == weights["browse_product"] + weights["add_to_cart"]
-    assert route["POST /api/cart"] == weights["add_to_cart"]
+    # A route's weight is the requests the tasks send to it per 32 tasks: checkout's and
+    # checkout_multi's add-to-cart rounds count, flood_home sends 0 requests while off.
+    assert route["GET /"] == weights["index"]
+    products = weights["browse_product"] + weights["add_to_cart"]
+    products += weights["checkout"] + weights["checkout_multi"] * 3  # choice([2, 3, 4])
+    assert route["GET /api/products/*"] == products
+    assert route["POST /api/cart"] == products - weights["browse_product"]
     assert route["POST /api/checkout"] == weights["checkout"] + weights["checkout_multi"]
     assert route["GET /api/data/"] == weights["get_ads"]
     assert route["GET /api/cart"] == weights["view_cart"]
+    assert sum(weights.values()) == 32
 
 
 def _final_from(dockerfile: Path) -> tuple[str, int]:

@@ -5,8 +5,8 @@
 - ``parse``: what the API's JSON means (pods, events, chaos status, cluster state);
 - ``config_fault``: r2act's own configuration-fault injector (a Deployment template change
   with its originals kept in an annotation);
-- ``flag_fault``: r2act's feature-flag injector (a flagd flag's ``defaultVariant`` in its
-  ConfigMap, taken live by restarting flagd; undone flag by flag);
+- ``flag_fault``: r2act's feature-flag injector (a flag's ``defaultVariant`` in its
+  ConfigMap, taken live by restarting the flag service; undone flag by flag);
 - ``plans``: recovery plans (apply, preimage, undo), mixed into the cluster;
 - ``cluster``: ``KubeCluster``, the Cluster port on top of those (safety checks, chaos
   objects, snapshots, health) and ``connect_kubernetes``.

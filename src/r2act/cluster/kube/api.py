@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import os
+import urllib.parse
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
-from urllib.parse import quote
 
 import urllib3
 from kubernetes import client as k8s
@@ -104,7 +104,7 @@ CONFIGMAPS_PATCH: Final = _perm("", "configmaps", "patch")
 FLAG_FAULT_PERMISSIONS: Final[tuple[Permission, ...]] = (CONFIGMAPS_GET, CONFIGMAPS_PATCH)
 """What a FlagFault needs beyond REQUIRED_PERMISSIONS: read and patch the flag ConfigMap.
 
-Kept apart from REQUIRED_PERMISSIONS: only a system with flagd (the Astronomy Shop) needs
+Kept apart from REQUIRED_PERMISSIONS: only a system with a flag service (the Astronomy Shop) needs
 them, and only a FlagFault's inject and removal use them, so an Online Boutique run needs no
 grant on ConfigMaps. ``deploy/astronomyshop/rbac-flags.yaml`` grants them on
 ``flagd-config`` alone (``tests/adapters/test_deploy_astronomyshop.py`` holds the two
@@ -322,8 +322,8 @@ class KubeApi:
         assert perm in REQUIRED_PERMISSIONS, f"{perm} missing from REQUIRED_PERMISSIONS"
         api = self._core.api_client
         resource = (
-            f"/api/v1/namespaces/{quote(self.namespace)}/services/{quote(service)}/proxy/"
-            + quote(path.lstrip("/"))
+            f"/api/v1/namespaces/{_escaped(self.namespace)}/services/{_escaped(service)}/proxy/"
+            + _escaped(path.lstrip("/"))
         )
         headers = {"Content-Type": "application/x-www-form-urlencoded"} if form else {}
         try:
@@ -503,3 +503,8 @@ class KubeApi:
                 raise
 
         return self._decode(f"create {plural}/{name}", self._retry.call(once))
+
+
+def _escaped(part: str) -> str:
+    """``part`` percent-encoded for a URL path (``/`` kept), as the service proxy reads it."""
+    return urllib.parse.quote(part)

@@ -3,8 +3,8 @@
 ``KubeCluster`` implements the Cluster port on top of ``kube.api.KubeApi`` (the edge: raw
 JSON, translated errors, retries, named permissions - the only module that imports
 ``kubernetes``), ``kube.parse`` (what the JSON means), ``kube.config_fault`` (r2act's own
-configuration-fault injector), ``kube.flag_fault`` (flagd feature flags) and ``prometheus``
-(PromQL).
+configuration-fault injector), ``kube.flag_fault`` (feature flags in a flag service) and
+``prometheus`` (PromQL).
 
 Safety, in this order, before any request that writes: the context in use must be the
 one the campaign names, the namespace must carry ``r2act.io/chaos-allowed=true``, and
@@ -335,7 +335,7 @@ class KubeCluster(PlanOps):
         A create whose answer was lost but that reached the server counts as created when
         the object found there is the one sent (same spec and labels). A ConfigFault patches
         its Deployment instead (``kube.config_fault``); a FlagFault its flag ConfigMap and
-        restarts flagd (``kube.flag_fault``).
+        restarts the flag service (``kube.flag_fault``).
         """
         if chaos.get("kind") == config_fault.KIND:
             return self._inject_config(chaos)

@@ -1,9 +1,9 @@
-"""FlagFault on a real cluster: flip one flagd flag in its ConfigMap, restart flagd, undo.
+"""FlagFault on a real cluster: flip one flag in its ConfigMap, restart the flag service, undo.
 
-Path ``configmap+restart`` (``FLAG_FAULT_INJECTION_PATH``): flagd serves a copy of the
+Path ``configmap+restart`` (``FLAG_FAULT_INJECTION_PATH``): the flag service serves a copy of the
 ConfigMap that an init container made at pod start, so an edit goes live only when the
 flag-serving Deployment rolls (``kubectl.kubernetes.io/restartedAt`` on its pod template,
-as ``kubectl rollout restart`` does). A restart of flagd alone therefore does not clear
+as ``kubectl rollout restart`` does). A restart of the flag service alone therefore does not clear
 the fault: the restarted pod reads the faulted ConfigMap again.
 
 Inject, in this order, so a SIGKILL between any two writes leaves something cleanup finds:
@@ -135,7 +135,7 @@ def _ref(book: Json, namespace: str) -> ChaosRef:
 def status(name: str, namespace: str, configmap: Json | None, pods: Sequence[Json]) -> ChaosStatus:
     """Exists while the ConfigMap's annotation names the fault; a pod is Injected once it was
     created from the template r2act restarted (its ``restartedAt`` is the one r2act set), so
-    its init container copied the faulted file. Every live flagd pod must be."""
+    its init container copied the faulted file. Every live pod of the flag service must be."""
     book = None if configmap is None else bookkeeping(configmap)
     if book is None or book.get("name") != name:
         return ChaosStatus(kind=KIND, name=name, exists=False)
@@ -319,7 +319,8 @@ class FlagFaults:
 
     def remove(self, ref: ChaosRef) -> None:
         """Restore the flags r2act changed (those still as it set them), drop both
-        annotations and roll flagd; ForeignObjectError when the fault is another run's."""
+        annotations and roll the flag service; ForeignObjectError when the fault is another
+        run's."""
         opted_in = self._may_revert()
         deployment = self._marked(ref.name)
         if deployment is None:

@@ -131,7 +131,7 @@ def late_share(language: str, cpu_limit: str | None, budget_ms: float, noise: No
     pauses = PAUSES.get(language, ())
     if factor <= 0 or not pauses:
         return 0.0
-    cores = cpu_millicores(cpu_limit) / 1000 if cpu_limit else 1.0
+    cores = (cpu_millicores(cpu_limit) / 1000 if cpu_limit else 0.0) or 1.0  # "0": no limit
     stretch = 1.0 / min(1.0, max(cores, 0.05))
     share = sum(
         p.rate_per_s * factor * _excess_ms(p.cpu_ms * stretch, p.sigma, budget_ms) / 1000

@@ -99,7 +99,7 @@ class SimClock:
 
 
 class SimulatedCluster:
-    """A simulated system (``topology``'s; Online Boutique by default) on Kubernetes with
+    """A simulated system (``topology``'s; the saved one's, else the default) on Kubernetes with
     Chaos Mesh and Prometheus.
 
     ``seed`` and ``namespace`` shape a *new* cluster; an existing one (same workspace and
@@ -119,12 +119,14 @@ class SimulatedCluster:
         users: int = 10,
         volume: float = 1.0,
         error_rate_threshold: float = 0.05,
-        topology: Topology = SYSTEMS[DEFAULT_SYSTEM],
+        topology: Topology | None = None,
         noise: NoiseLevel = NoiseLevel.REALISTIC,
     ) -> None:
-        self.topology = topology
         self.path = state_path(workspace, name)
         loaded = load_state(self.path)
+        if topology is None:  # the saved cluster's own system, else the default one
+            topology = SYSTEMS[loaded.system if loaded is not None else DEFAULT_SYSTEM]
+        self.topology = topology
         if loaded is not None and loaded.namespace != namespace:
             raise DataError(
                 f"{self.path}: simulated cluster {name!r} runs namespace {loaded.namespace!r}, "

@@ -69,16 +69,16 @@ RUNTIMES: dict[str, Runtime] = {
     # The background scavenger keeps about the heap goal resident, so only a small part of
     # the doubling leaves the cgroup's working set.
     "go": Runtime(0.25, 1.0, 0.06, 256.0, 8.0, 1.0, 120.0),
-    # Node 20 / V8 (currency, payment): frequent scavenges of the 16 MiB new space, old-space
-    # mark-compacts when it grows by about half; V8 shrinks committed pages after a
+    # Node 20 / V8 (Online Boutique's Node services): frequent scavenges of the 16 MiB new
+    # space, old-space mark-compacts when it grows by about half; V8 shrinks committed pages after a
     # mark-compact, so the old-space swing shows.
     "node": Runtime(0.35, 0.5, 0.08, 192.0, 16.0, 2.0, 600.0),
     # Temurin 25 JRE with a 300m limit: one active processor, so ergonomics pick SerialGC;
     # the young generation is committed once and reused, so RSS barely moves, while the
     # single-threaded young collections cost CPU.
     "java": Runtime(0.40, 0.3, 0.02, 512.0, 32.0, 1.5, 600.0),
-    # .NET (the cart's image) workstation concurrent GC (one CPU): gen0 budget cycles, the GC
-    # decommits part of gen0 after a collection.
+    # .NET (Online Boutique's .NET image) workstation concurrent GC (one CPU): gen0 budget
+    # cycles, the GC decommits part of gen0 after a collection.
     "csharp": Runtime(0.30, 0.4, 0.05, 256.0, 16.0, 1.0, 600.0),
     # CPython frees by reference counting as it goes; pymalloc keeps its arenas, and the
     # cyclic collector finds little, so there is no visible sawtooth.
@@ -214,6 +214,8 @@ class Background:
         calls arriving in one period (Poisson, clustered by ``burst_factor``), or a
         collection, whose marking runs on every thread, together with the period's calls."""
         quota_ms = load.limit_cores * CFS_PERIOD_S * 1000
+        if quota_ms <= 0:  # no CPU limit, no CFS quota: never throttled
+            return 0.0
         per_period = load.calls_s * CFS_PERIOD_S * self.params.burst_factor
         cost = max(load.cost_ms * self.params.burst_factor, 1e-6)
         p_calls = poisson_tail(per_period, math.ceil(quota_ms / cost))

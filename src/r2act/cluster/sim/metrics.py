@@ -87,6 +87,10 @@ def _keep(labels: Mapping[str, str], matchers: tuple[tuple[str, str, str], ...])
 
 
 NODE = "sim-worker"
+NODE_CORES = 4.0
+"""CPU a container without a CPU limit may use: the simulated node's cores. An assumption
+(a kind node on a 4-core workstation), not measured; only systems whose manifests set no CPU
+limit read it (with a limit, the limit caps a container)."""
 """The node every simulated pod runs on (as the scheduler's events say)."""
 KUBELET_TARGET = {
     "endpoint": "https-metrics",
@@ -123,8 +127,12 @@ class MetricSource:
         self.working_sets = {
             d.name: topology.working_set_bytes(d.name) for d in topology.deployments
         }
-        self.cpu_limit = {
-            d.name: cpu_millicores(d.main.cpu_limit) / 1000 for d in topology.deployments
+        self.cpu_limit = {  # no limit ("0"): the node's cores cap the container
+            d.name: cpu_millicores(d.main.cpu_limit) / 1000 or NODE_CORES
+            for d in topology.deployments
+        }
+        self.cpu_unlimited = {
+            d.name for d in topology.deployments if not cpu_millicores(d.main.cpu_limit)
         }
         self.cpu_request = {
             d.name: cpu_millicores(d.main.cpu_request) / 1000 for d in topology.deployments
@@ -399,6 +407,8 @@ class MetricSource:
             limits = metric.endswith("limits")
             mem = float(pod.memory_limit if limits else self.requests.get(app, 0))
             cpu = (self.cpu_limit if limits else self.cpu_request).get(app, 0.1)
+            if limits and app in self.cpu_unlimited:  # kube-state-metrics: no series
+                return [({**labels, "resource": "memory", "unit": "byte"}, mem)]
             return [
                 ({**labels, "resource": "memory", "unit": "byte"}, mem),
                 ({**labels, "resource": "cpu", "unit": "core"}, cpu),

@@ -46,7 +46,7 @@ class PodLogger:
         self.seed = seed
         rnd = random.Random(f"{seed}|sessions")
         self.sessions = [uuid_text(rnd) for _ in range(max(1, users))]
-        """One session id per load-generator user; backends see them as user ids."""
+        """One session id per load generator user; backends see them as user ids."""
         self.route_ms = {r.scope: _route_ms(topology, r.scope) for r in topology.routes}
         self.node = f"{random.Random(f'{seed}|{pod}|mac').getrandbits(48):012x}"
         """The pod's 'MAC address': the node part of the version-1 UUIDs it makes."""

@@ -46,6 +46,7 @@ from r2act.cluster.sim.pinning import Pinning
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.cluster.sim.traffic import Call, redirects, route_calls, route_rates, service_ms
 from r2act.schema import NoiseLevel, Topology
+from r2act.schema.topology import split_address
 
 QUEUE_K = 6.0
 """Throttling inflation of a stressed pod's service time (CFS quota waits)."""
@@ -137,7 +138,7 @@ class Scene:
 
 def address_kind(address: str, callee: str, namespace_hosts: set[str]) -> str | None:
     """How dialling ``address`` for ``callee`` fails: None when it reaches the callee."""
-    host = address.rsplit(":", 1)[0]
+    host = split_address(address)[1]
     try:
         ipaddress.IPv4Address(host)
     except ValueError:
@@ -178,7 +179,7 @@ def _edge_faults(
                     original = spec.env.get(variable)
                     if original is None or original == value or original not in manifest:
                         continue
-                    callee = original.split(":")[0]
+                    callee = split_address(original)[1]
                     kind_or_none = address_kind(value, callee, hosts)
                     if kind_or_none is None:
                         continue

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from r2act.cluster.sim.seeding import k8s_suffix
 from r2act.errors import DataError
 from r2act.schema import KubeEvent, Topology, memory_bytes
+from r2act.systems import DEFAULT_SYSTEM
 
 STATE_VERSION = 1
 EPOCH = 1_767_225_600.0
@@ -131,6 +132,11 @@ class SimState(BaseModel):
     name: str = Field(description="Simulated cluster name.")
     seed: int = Field(description="Seed of every random choice.")
     namespace: str = Field(description="The namespace the system runs in.")
+    system: str = Field(
+        default=DEFAULT_SYSTEM,
+        description="The installed system it runs (``systems.INSTALLED``), so a reconnect "
+        "rebuilds the same topology.",
+    )
     now: float = Field(default=EPOCH, description="Virtual clock.")
     calls: int = Field(default=0, description="API calls so far (keys transient-error draws).")
     saved: str = Field(
@@ -194,7 +200,15 @@ def fresh_state(
     fresh cluster a year of virtual time after the epoch still finds pods a day old, so the
     load generator's cumulative counters (``# reqs`` since its container started) hold a
     day of requests, not a year of them."""
-    state = SimState(name=name, seed=seed, namespace=namespace, deployments={}, pods=[], now=now)
+    state = SimState(
+        name=name,
+        seed=seed,
+        namespace=namespace,
+        system=topology.system,
+        deployments={},
+        pods=[],
+        now=now,
+    )
     born = now - INITIAL_POD_AGE_S
     for spec in topology.deployments:
         limit = memory_bytes(spec.main.memory_limit)

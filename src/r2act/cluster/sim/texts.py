@@ -9,7 +9,7 @@ each message, error fragment, banner, kubelet and chaos-controller event the sim
 prints is a :class:`Text` here, naming the file (under ``shared/reference``) and line it
 comes from. ``{}`` marks a value the simulator fills in; ``{err}`` marks a nested error
 text that must itself be one of these templates (an error chain such as ``could not
-retrieve cart: rpc error: code = ...``). Texts of software that is not in the reference
+retrieve <what>: rpc error: code = ...``). Texts of software that is not in the reference
 folder (the kubelet, grpc-go, grpcio, grpc-dotnet, Go's net package, Redis) carry an
 ``ext:`` source: the repository path they come from, and they are listed in
 ``docs/simulator.md`` ("Texts and their sources"), which the conformance test checks them

@@ -1,21 +1,73 @@
 """The OpenTelemetry Astronomy Shop 2.2.0 (Helm chart 0.40.10), r2act's second system.
 
-So far this package holds what is true of the deployment alone:
-
 - ``topology``: deployments, containers, ports, ``*_ADDR`` variables, memory limits, the
   call graph and the entry point's routes, as the chart renders them;
+- ``traffic``: the Locust tasks, the API handlers' and checkout's call trees, per-call
+  costs and the users' think time;
+- ``catalogue``: the realizable Chaos Mesh and ConfigFault cells, with their evidence;
+- ``flags``: its flagd feature flags with a realizability verdict each;
 - ``runtime``: images, start-up times, probes (none) and shell-less images per service;
+- ``shop``: its catalogue's ids, currencies, and the bodies the health oracle posts;
 - its install files are in ``deploy/astronomyshop/``.
 
-It is not in ``r2act.systems.INSTALLED`` yet: a ``System`` needs its fault catalogue,
-texts and renderers first, and registering it would put its service names under the
-engine's service-name test before the simulator can run it.
+Its services print nothing yet (``texts`` and ``renderers`` keep ``System``'s defaults)
+and it has no recovery rules of its own yet (``recovery_rules`` is ``None``).
 """
 
 from __future__ import annotations
 
-from r2act.systems.astronomyshop.runtime import IMAGES, NO_SHELL, PROBES, STARTUP_S
+from r2act.systems.astronomyshop.catalogue import CELLS
+from r2act.systems.astronomyshop.flags import FLAGS_2_2_0
+from r2act.systems.astronomyshop.policy import RULES
+from r2act.systems.astronomyshop.runtime import (
+    FLAG_CONFIG_MAP,
+    FLAG_DEPLOYMENT,
+    FLAG_FILE_KEY,
+    IMAGES,
+    NO_SHELL,
+    PROBES,
+    STARTUP_S,
+)
+from r2act.systems.astronomyshop.shop import PROBE_FORMS, PRODUCTS
 from r2act.systems.astronomyshop.topology import ASTRONOMY_SHOP, CHART_VERSION, VERSION
+from r2act.systems.astronomyshop.traffic import (
+    REDIRECTS,
+    REQUESTS_PER_TASK,
+    ROUTE_CALLS,
+    SERVICE_MS,
+    THINK_S,
+    USERS,
+)
+from r2act.systems.base import System
+from r2act.systems.flags import FlagStore
+
+SYSTEM = System(
+    name=ASTRONOMY_SHOP.system,
+    title="Astronomy Shop",
+    version=VERSION,
+    topology=ASTRONOMY_SHOP,
+    upstream=(
+        f"opentelemetry-demo-chart-{CHART_VERSION}/",
+        f"opentelemetry-demo-{VERSION}/src/",
+    ),
+    deploy_dir="deploy/astronomyshop/",
+    cells=CELLS,
+    think_s=THINK_S,
+    requests_per_task=REQUESTS_PER_TASK,
+    redirects=REDIRECTS,
+    route_calls=ROUTE_CALLS,
+    service_ms=SERVICE_MS,
+    images=IMAGES,
+    startup_s=STARTUP_S,
+    probes=PROBES,
+    no_shell=NO_SHELL,
+    path_ids=PRODUCTS,
+    probe_forms=PROBE_FORMS,
+    flags=FLAGS_2_2_0,
+    flag_store=FlagStore(FLAG_CONFIG_MAP, FLAG_FILE_KEY, FLAG_DEPLOYMENT),
+    recovery_rules=RULES,
+)
+"""The Astronomy Shop as r2act benchmarks it."""
 
 __all__ = [
     "ASTRONOMY_SHOP",
@@ -24,5 +76,7 @@ __all__ = [
     "NO_SHELL",
     "PROBES",
     "STARTUP_S",
+    "SYSTEM",
+    "USERS",
     "VERSION",
 ]

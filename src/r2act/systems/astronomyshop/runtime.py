@@ -11,6 +11,9 @@
   delays it is the init containers that wait for a dependency (``wait-for-kafka`` on
   accounting, checkout and fraud-detection, ``wait-for-valkey-cart`` on cart, flagd's
   ``init-config``). The seconds below are simulation parameters, not measurements.
+- **Flag store**: the ConfigMap, data key and Deployment a FlagFault names
+  (``cluster.flag_fault_object``): flagd serves the copy an init container makes of the
+  chart's ConfigMap, so an edit takes a restart of that Deployment.
 - **No shell**: the images whose final stage is distroless (chaos-daemon's DNSChaos runs
   ``sh`` in the target container and fails there). The chart sets no
   ``readOnlyRootFilesystem``, so every other container can be rewritten.
@@ -65,3 +68,14 @@ NO_SHELL: dict[str, str] = {
 """Why DNSChaos cannot apply in each of these (the 7 distroless images); the six demo
 images are checked against their Dockerfile's final ``FROM`` by
 ``tests/unit/systems/test_astronomyshop_topology.py``."""
+
+FLAG_CONFIG_MAP = "flagd-config"
+"""The ConfigMap holding the flag file (``opentelemetry-demo-chart-0.40.10/templates/
+flagd-config.yaml`` L5)."""
+FLAG_FILE_KEY = "demo.flagd.json"
+"""Its data key: the chart's ``flagd/*.json`` (``templates/flagd-config.yaml`` L10; the one
+file there, ``flagd/demo.flagd.json``)."""
+FLAG_DEPLOYMENT = "flagd"
+"""The Deployment serving the flags from an emptyDir its init container seeds from that
+ConfigMap (``examples/bring-your-own-observability/rendered/component.yaml`` L1002-L1004,
+with ``--uri`` L1046-L1047, the copy L1113, the volumes L1122-L1125)."""

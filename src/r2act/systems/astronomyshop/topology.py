@@ -5,8 +5,9 @@ memory limits follow the chart's own rendering,
 ``opentelemetry-demo-chart-0.40.10/examples/bring-your-own-observability/rendered/component.yaml``
 (``tests/unit/systems/test_astronomyshop_topology.py`` compares them). The call graph
 follows the services' sources in ``opentelemetry-demo-2.2.0/src`` (cited per edge below);
-the entry point's routes and weights follow the Locust tasks of
-``src/load-generator/locustfile.py`` (L120-L225).
+the entry point's routes, their weights (requests per 32 tasks) and the services each
+reaches follow the Locust tasks of ``src/load-generator/locustfile.py`` (L120-L225) and the
+handlers' calls, both in ``traffic``.
 
 What ``schema.Topology`` cannot say about this system (``schema/`` is left unchanged):
 
@@ -19,10 +20,9 @@ What ``schema.Topology`` cannot say about this system (``schema/`` is left uncha
   ``probe`` is ``None`` everywhere and ``runtime.PROBES`` is empty: a pod is Ready as soon
   as its containers start, and a health oracle must probe through the entry point.
 - **HTTP callees by URL.** checkout's ``EMAIL_ADDR``/``SHIPPING_ADDR``, the frontend's
-  ``SHIPPING_ADDR`` and shipping's ``QUOTE_ADDR`` are URLs (``http://email:8080``);
-  ``Topology.held_address`` splits on the first ``:`` and reads the host as ``http``, so
-  ``address_variable`` finds no holder for email, shipping and quote (the ``env`` below
-  keeps the manifest's values verbatim; the parser, not the data, would need to change).
+  ``SHIPPING_ADDR`` and shipping's ``QUOTE_ADDR`` are URLs (``http://email:8080``); the
+  ``env`` below keeps the manifest's values verbatim and ``schema.topology.split_address``
+  reads their host past the scheme.
 - **Dependencies not named by ``*_ADDR``.** flagd is reached through ``FLAGD_HOST`` and
   ``FLAGD_PORT``, the llm through ``LLM_HOST``/``LLM_PORT``, postgresql through
   ``DB_CONNECTION_STRING``; these edges are in ``calls`` but not in ``env``.
@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from r2act.schema.topology import ContainerSpec, DeploymentSpec, HttpRoute, Topology
+from r2act.systems.astronomyshop.traffic import ROUTE_CALLS, reached, route_weights
 
 VERSION = "2.2.0"
 CHART_VERSION = "0.40.10"
@@ -205,20 +206,6 @@ def _deployment(name: str, service: _Service) -> DeploymentSpec:
     )
 
 
-_CHECKOUT_PATH = [
-    "checkout",
-    "cart",
-    "currency",
-    "product-catalog",
-    "payment",
-    "email",
-    "shipping",
-    "quote",
-    "kafka",
-    "accounting",
-    "fraud-detection",
-]
-
 ASTRONOMY_SHOP = Topology(
     system="astronomyshop",
     entrypoint="frontend-proxy",
@@ -231,52 +218,16 @@ ASTRONOMY_SHOP = Topology(
     # patch the load generator as deploy/loadgenerator does for Online Boutique).
     load_connection_reuse=True,
     deployments=[_deployment(name, service) for name, service in SERVICES.items()],
+    # Per route: the requests per 32 tasks the Locust tasks send (traffic.TASKS) and the
+    # services its handler's calls reach (traffic.ROUTE_CALLS), in the tasks' order.
     routes=[
-        # index (weight 1); flood_home (weight 5) sends loadGeneratorFloodHomepage's value
-        # in requests, 0 while the flag is off (locustfile.py L218-L225).
-        HttpRoute(method="GET", path="/", weight=1, services=["frontend"]),
-        # browse_product (10) and add_to_cart's first request (2).
         HttpRoute(
-            method="GET",
-            path="/api/products/*",
-            weight=10 + 2,
-            services=["frontend", "product-catalog", "currency"],
-        ),
-        HttpRoute(
-            method="GET",
-            path="/api/recommendations",
-            weight=3,
-            services=["frontend", "recommendation", "product-catalog", "currency"],
-        ),
-        HttpRoute(
-            method="GET",
-            path="/api/product-reviews/*",
-            weight=2,
-            services=["frontend", "product-reviews", "product-catalog", "llm", "postgresql"],
-        ),
-        HttpRoute(
-            method="POST",
-            path="/api/product-ask-ai-assistant/*",
-            weight=1,
-            services=["frontend", "product-reviews", "product-catalog", "llm", "postgresql"],
-        ),
-        HttpRoute(method="GET", path="/api/data/", weight=3, services=["frontend", "ad"]),
-        HttpRoute(
-            method="GET",
-            path="/api/cart",
-            weight=3,
-            services=["frontend", "cart", "valkey-cart", "product-catalog", "currency"],
-        ),
-        HttpRoute(
-            method="POST", path="/api/cart", weight=2, services=["frontend", "cart", "valkey-cart"]
-        ),
-        # checkout (1) and checkout_multi (1).
-        HttpRoute(
-            method="POST",
-            path="/api/checkout",
-            weight=1 + 1,
-            services=["frontend", *_CHECKOUT_PATH, "valkey-cart", "postgresql"],
-        ),
+            method=scope.split(" ", 1)[0],
+            path=scope.split(" ", 1)[1],
+            weight=weight,
+            services=reached(ROUTE_CALLS[scope]),
+        )
+        for scope, weight in route_weights().items()
     ],
 )
 """The Astronomy Shop as deploy/astronomyshop installs it (chart 0.40.10, app 2.2.0)."""
