@@ -1,0 +1,156 @@
+"""What the Astronomy Shop's services print on their own stdout, per call and failed call.
+
+Only services whose set-up writes to the container's stream print here (``logsinks``):
+cart (the .NET console logger), ad and fraud-detection (log4j's console appender),
+recommendation (the root handler of the logging instrumentation), email (its ``puts``)
+and the frontend (Next.js' ``console.error`` of a failed API handler). checkout,
+product-catalog, currency, shipping and quote log through OTLP only, so their pods print
+nothing per call; their records are the collector's (``render_otlp``). What each call
+says is ``render_speech``'s; this module frames it.
+"""
+
+from __future__ import annotations
+
+import random
+
+from r2act.schema import LogLine
+from r2act.systems.astronomyshop.errors import cart_storage_detail, js_grpc_error
+from r2act.systems.astronomyshop.logsinks import COLLECTOR, to_stdout
+from r2act.systems.astronomyshop.render_formats import (
+    dotnet_console,
+    log4j_line,
+    python_root_line,
+    trace_ids,
+)
+from r2act.systems.astronomyshop.render_speech import (
+    Said,
+    Speech,
+    failed_speech,
+    occurrence,
+    served_speech,
+)
+from r2act.systems.astronomyshop.texts import T
+from r2act.systems.render import PodIdentity, Render, Sized
+
+new = tuple.__new__
+"""``tuple.__new__``: builds a ``LogLine`` without the NamedTuple constructor's extra frame."""
+STEP_S = 0.0007
+"""Seconds between two log calls of one occurrence (a parameter: no source states it)."""
+CART_CATEGORY = "cart.cartstore.ValkeyCartStore"
+"""The category of ``ILogger<ValkeyCartStore>`` (``cart/src/Program.cs`` L44; the class's
+namespace, ``ValkeyCartStore.cs`` L13)."""
+GRPC_CATEGORY = "Grpc.AspNetCore.Server.ServerCallHandler"
+GRPC_ERROR_EVENT = 7
+"""grpc-dotnet's ``ErrorStatusCodeRaised`` event (category and id, ``ServerCallHandlerLog.cs``)."""
+AD_LOGGER = "oteldemo.AdService"
+"""``LogManager.getLogger(AdService.class)`` (``AdService.java`` L53), as ``%logger{36}``."""
+REC_CALL = ("recommendation_server.py", 47)
+"""The file and line of recommendation's per-call ``logger.info`` (the root format's
+``%(filename)s:%(lineno)d``)."""
+JS_FRAMES = (
+    ("callErrorFromStatus", "/app/node_modules/@grpc/grpc-js/build/src/call.js:32:19"),
+    ("Object.onReceiveStatus", "/app/node_modules/@grpc/grpc-js/build/src/client.js:193:76"),
+)
+JS_CALL_FRAME = (
+    "ServiceClientImpl.makeUnaryRequest",
+    "/app/node_modules/@grpc/grpc-js/build/src/client.js:161:32",
+)
+"""The stack grpc-js gives a failed unary call's error: the frames where the status becomes
+an error, then ``for call at`` and the caller's frame (an assumption: grpc-js is not in the
+reference; the file:line:column are those of its 1.x build under the image's ``/app``)."""
+
+
+def _frame(template_lines: list[str], logger: PodIdentity) -> Render:
+    """A renderer for fixed lines (no per-occurrence values)."""
+    pod, container, app = logger.pod, logger.container, logger.app
+
+    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        for k, line in enumerate(template_lines):
+            out.append(new(LogLine, (ts + k * STEP_S, pod, container, app, line)))
+
+    return render
+
+
+def _stdout_lines(app: str, ts: float, said: Said, trace: tuple[str, str]) -> list[str]:
+    """One log call as ``app``'s stdout prints it."""
+    if app == "cart":
+        return dotnet_console("Information", CART_CATEGORY, 0, said.message)
+    if app == "recommendation":
+        return [
+            python_root_line(
+                ts, ("INFO", "main", *REC_CALL), (*trace, True), "recommendation", said.message
+            )
+        ]
+    if app in ("ad", "fraud-detection"):
+        return [log4j_line(ts, AD_LOGGER, said.message, (*trace, "01"))]
+    return [said.message]
+
+
+def stdout_renderer(logger: PodIdentity, speech: Speech) -> Sized:
+    """(lines, renderer) of one occurrence of ``speech`` on the pod's own stdout."""
+    pod, container, app = logger.pod, logger.container, logger.app
+    sample = [x for x in speech(occurrence(pod, 0.0)) if x.only != COLLECTOR]
+    lines = sum(len(_stdout_lines(app, 0.0, x, ("", ""))) for x in sample)
+
+    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        draw = occurrence(pod, ts)
+        trace = trace_ids(draw)
+        k = 0
+        for said in speech(draw):
+            if said.only == COLLECTOR:
+                continue
+            t = ts + k * STEP_S
+            for line in _stdout_lines(app, t, said, trace):
+                out.append(new(LogLine, (t, pod, container, app, line)))
+            k += 1
+
+    return lines, render
+
+
+def served_renderer(logger: PodIdentity, op: str) -> Sized | None:
+    """(lines, renderer) for one call ``logger``'s service served; None when its stdout
+    holds nothing for it."""
+    if not to_stdout(logger.app):
+        return None
+    speech = served_speech(logger.app, op, logger.sessions)
+    if speech is None:
+        return None
+    made = stdout_renderer(logger, speech)
+    return made if made[0] else None
+
+
+def error_renderer(logger: PodIdentity, callee: str, kind: str) -> Sized | None:
+    """(lines, renderer) for a failed call ``logger``'s service made to ``callee``, on its
+    stdout: the frontend's ``console.error`` of the gRPC error, cart's grpc-dotnet line."""
+    app = logger.app
+    if app == "frontend":
+        lines = frontend_error_lines(kind, callee)
+        return len(lines), _frame(lines, logger)
+    if app == "cart" and callee == "valkey-cart":
+        message = T("as.dotnet.rpc_error")("FailedPrecondition", cart_storage_detail())
+        lines = dotnet_console("Information", GRPC_CATEGORY, GRPC_ERROR_EVENT, message)
+        return len(lines), _frame(lines, logger)
+    if not to_stdout(app):
+        return None
+    speech = failed_speech(app, callee, kind)
+    return stdout_renderer(logger, speech) if speech is not None else None
+
+
+def frontend_error_lines(kind: str, callee: str) -> list[str]:
+    """What Next.js' ``console.error(err)`` prints for a grpc-js error thrown out of an API
+    handler (the handlers catch nothing, ``pages/api/*.ts``): ``util.inspect`` of the
+    error, its stack, then its own properties."""
+    number, name, details = js_grpc_error(kind, callee)
+    frame = T("as.fe.frame")
+    last = frame(*JS_CALL_FRAME)
+    quoted = "'" + details.replace("'", "\\'") + "'"
+    return [
+        T("as.fe.grpc_error")(number, name, details),
+        *(frame(*f) for f in JS_FRAMES),
+        T("as.fe.for_call")(),
+        T("as.fe.props_open")(last),
+        T("as.fe.prop")("code", number),
+        T("as.fe.prop")("details", quoted),
+        T("as.fe.prop_last")("metadata", T("as.fe.metadata")("{}", "{}")),
+        T("as.fe.props_close")(),
+    ]

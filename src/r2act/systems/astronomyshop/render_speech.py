@@ -1,0 +1,266 @@
+"""What each Astronomy Shop service logs per occurrence, before any format: its ``Said`` lines.
+
+A service's code writes one message per log call; the same call may reach two places (its
+stdout and the collector, ``logsinks``), each framing it its own way (``render_backend``,
+``render_otlp``). So what is said is decided once, here: per (service, operation) a
+``Speech`` draws the occurrence's values and returns its log calls in order, each with
+its level, its message as printed, the body an OTLP exporter sends (the message template,
+for .NET) and its structured attributes. Both framings draw the values from the same
+occurrence generator (``occurrence``), so the stdout line and the collector's copy of one
+call agree.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+
+from r2act.systems.astronomyshop.errors import go_http_error
+from r2act.systems.astronomyshop.logsinks import COLLECTOR, STDOUT
+from r2act.systems.astronomyshop.render_collector import d, i, s
+from r2act.systems.astronomyshop.texts import T
+from r2act.systems.logformats import uuid1_text, uuid_text
+
+PRODUCTS = (
+    ("OLJCESPC7Z", "National Park Foundation Explorascope"),
+    ("66VCHSJNUP", "Starsense Explorer Refractor Telescope"),
+    ("1YMWWN1N4O", "Eclipsmart Travel Refractor Telescope"),
+    ("L9ECAV7KIM", "Lens Cleaning Kit"),
+    ("2ZYFJ3GM2N", "Roof Binoculars"),
+    ("0PUK6V6EV0", "Solar System Color Imager"),
+    ("LS4PSXUNUM", "Red Flashlight"),
+    ("9SIQT8TOJO", "Optical Tube Assembly"),
+    ("6E92ZMYYFZ", "Solar Filter"),
+    ("HQTGWGPNH4", "The Comet Book"),
+)
+"""(id, name) of the catalogue's rows (``postgresql/init.sql`` L147-L156)."""
+PEOPLE = (
+    ("larry_sergei@example.com", "USD", "0454"),
+    ("bill@example.com", "USD", "1278"),
+    ("steve@example.com", "USD", "1951"),
+    ("mark@example.com", "USD", "7083"),
+    ("jeff@example.com", "USD", "7968"),
+    ("reed@example.com", "USD", "5647"),
+    ("tobias@example.com", "CAD", "8031"),
+    ("jack@example.com", "USD", "3657"),
+    ("moore@example.com", "USD", "3547"),
+)
+"""(e-mail, currency, card's last four digits) of the nine people the load generator's
+checkouts pick from (``load-generator/people.json``; ``locustfile.py`` L200, L213)."""
+AD_KEYS = ("binoculars", "telescopes", "accessories", "assembly", "travel", "books")
+"""The ad context keys the load generator sends (``locustfile.py`` L87-L95; its ``None``
+sends no key: the non-targeted request)."""
+
+
+@dataclass(frozen=True)
+class Said:
+    """One log call of one occurrence."""
+
+    level: str
+    """``INFO``, ``WARN`` or ``ERROR``."""
+    message: str
+    """The message as a formatter prints it."""
+    attributes: tuple[tuple[str, str], ...] = field(default=())
+    """Structured fields as pdata prints them (``Str(x)``, ``Int(1)`` ...)."""
+    template: str | None = None
+    """The body an OTLP exporter sends when it is not the message (.NET's template)."""
+    only: str | None = None
+    """``logsinks.STDOUT`` or ``COLLECTOR`` for a call that reaches one of a service's
+    sinks only (email's ``puts`` beside its OTLP record); None: every sink it has."""
+
+
+Speech = Callable[[random.Random], list[Said]]
+"""Draws one occurrence's values and returns its log calls, in order."""
+
+
+def occurrence(pod: str, ts: float) -> random.Random:
+    """The generator of one occurrence's values: a pure function of the pod and the time,
+    so every framing of the occurrence draws the same values."""
+    return random.Random(f"{pod}|{ts!r}")
+
+
+def _user(r: random.Random, sessions: Sequence[str]) -> str:
+    """A load-generator user's session id: the frontend sends it as the user id."""
+    return sessions[int(r.random() * len(sessions))] if sessions else uuid_text(r)
+
+
+def _person(r: random.Random) -> tuple[str, str, str]:
+    return PEOPLE[int(r.random() * len(PEOPLE))]
+
+
+def _email(r: random.Random) -> str:
+    return _person(r)[0]
+
+
+def _checkout(sessions: Sequence[str], r: random.Random) -> list[Said]:
+    user, (email, currency, _) = _user(r, sessions), _person(r)
+    order, tracking = uuid1_text(r, r.random() * 1e9, "0242ac120002"), uuid_text(r)
+    items = 1 + int(r.random() * 3)
+    shipping = round(8.99 * items, 2)
+    total = round(shipping + items * (10 + r.random() * 300), 2)
+    offset, duration = int(r.random() * 10_000), f"{1 + r.random() * 4:.6f}ms"
+    return [
+        Said(
+            "INFO", T("as.co.place_order")(), (("user_id", s(user)), ("user_currency", s(currency)))
+        ),
+        Said("INFO", T("as.co.payment_ok")(), (("transaction_id", s(uuid_text(r))),)),
+        Said(
+            "INFO",
+            T("as.co.order_placed")(),
+            (
+                ("app.order.id", s(order)),
+                ("app.shipping.amount", d(shipping)),
+                ("app.order.amount", d(total)),
+                ("app.order.items.count", i(items)),
+                ("app.shipping.tracking.id", s(tracking)),
+            ),
+        ),
+        Said("INFO", T("as.co.email_sent")(f'"{email}"')),
+        Said("INFO", T("as.co.post_processor")()),
+        Said("INFO", T("as.co.kafka_written")(offset, duration)),
+    ]
+
+
+def _product(r: random.Random) -> list[Said]:
+    pid, name = PRODUCTS[int(r.random() * len(PRODUCTS))]
+    attrs = (("app.product.name", s(name)), ("app.product.id", s(pid)))
+    return [Said("INFO", T("as.pc.found")(), attrs)]
+
+
+def _products(r: random.Random) -> list[Said]:
+    n = len(PRODUCTS)
+    return [Said("INFO", T("as.pc.loaded")(n), (("products", i(n)),))]
+
+
+def _cart(op: str, sessions: Sequence[str]) -> Speech:
+    def speech(r: random.Random) -> list[Said]:
+        user = _user(r, sessions)
+        if op == "AddItem":
+            pid = PRODUCTS[int(r.random() * len(PRODUCTS))][0]
+            quantity = 1 + int(r.random() * 10)
+            message = T("as.ca.add")(user, pid, quantity)
+            attrs = (("userId", s(user)), ("productId", s(pid)), ("quantity", i(quantity)))
+            return [Said("INFO", message, attrs, T("as.ca.add_format")())]
+        key = "as.ca.empty" if op == "EmptyCart" else "as.ca.get"
+        return [Said("INFO", T(key)(user), (("userId", s(user)),), T(key + "_format")())]
+
+    return speech
+
+
+def _currency(op: str) -> Speech:
+    said = [Said("INFO", T("as.cu.converted")(op) if op == "Convert" else T("as.cu.supported")(op))]
+    return lambda r: said
+
+
+def _payment(r: random.Random) -> list[Said]:
+    _, currency, last4 = _person(r)
+    units, nanos = 10 + int(r.random() * 390), int(r.random() * 100) * 10_000_000
+    amount = f'{{"units":{units},"nanos":{nanos},"currencyCode":"{currency}"}}'
+    return [
+        Said("INFO", T("as.pa.received")(), (("request", 'Map({"amount":' + amount + "})"),)),
+        Said(
+            "INFO",
+            T("as.pa.complete")(),
+            (
+                ("transactionId", s(uuid_text(r))),
+                ("cardType", s("visa")),
+                ("lastFourDigits", s(last4)),
+                ("amount", f"Map({amount})"),
+                ("loyalty_level", s(("platinum", "gold", "silver", "bronze")[int(r.random() * 4)])),
+            ),
+        ),
+    ]
+
+
+def _email_sent(r: random.Random) -> list[Said]:
+    to = _email(r)
+    return [
+        Said("INFO", T("as.em.sent")(), (("app.email.recipient", s(to)),), only=COLLECTOR),
+        Said("INFO", T("as.em.sent_to")(to), only=STDOUT),
+    ]
+
+
+def _quote(r: random.Random) -> list[Said]:
+    items = 1 + int(r.random() * 3)
+    dollars, cents = divmod(round(899 * items), 100)
+    return [
+        Said(
+            "INFO",
+            T("as.sh.requesting")(),
+            (
+                ("name", s("RequestingQuote")),
+                ("quote_service_addr", s("http://quote:8080/getquote")),
+            ),
+        ),
+        Said(
+            "INFO",
+            T("as.sh.quote")(),
+            (
+                ("name", s("SendingQuoteValue")),
+                ("quote.dollars", i(dollars)),
+                ("quote.cents", i(cents)),
+            ),
+        ),
+    ]
+
+
+def _ship(r: random.Random) -> list[Said]:
+    attrs = (("name", s("CreatingTrackingId")), ("tracking_id", s(uuid_text(r))))
+    return [Said("INFO", T("as.sh.tracking")(), attrs)]
+
+
+def _calculated(r: random.Random) -> list[Said]:
+    total = round(8.99 * (1 + int(r.random() * 3)), 2)
+    return [Said("INFO", T("as.qu.calculated")(), (("context", f'Map({{"total":{total}}})'),))]
+
+
+def _recommend(r: random.Random) -> list[Said]:
+    ids = [p for p, _ in PRODUCTS]
+    r.shuffle(ids)
+    listed = "[" + ", ".join(f"'{p}'" for p in ids[:5]) + "]"
+    return [Said("INFO", T("as.re.list")(listed))]
+
+
+def _ads(r: random.Random) -> list[Said]:
+    pick = int(r.random() * (len(AD_KEYS) + 1))
+    if pick == len(AD_KEYS):
+        return [Said("INFO", T("as.ad.random")())]
+    return [Said("INFO", T("as.ad.targeted")(f"[{AD_KEYS[pick]}]"))]
+
+
+def served_speech(app: str, op: str, sessions: Sequence[str] = ()) -> Speech | None:
+    """What ``app`` logs for one call of ``op`` it served; None when it logs nothing."""
+    fixed: dict[str, Speech] = {
+        "checkout": partial(_checkout, sessions),
+        "payment": _payment,
+        "email": _email_sent,
+        "quote": _calculated,
+        "recommendation": _recommend,
+        "ad": _ads,
+    }
+    if app in fixed:
+        return fixed[app]
+    if app == "product-catalog":
+        return _products if op == "ListProducts" else _product
+    if app == "cart":
+        return _cart(op, sessions)
+    if app == "currency":
+        return _currency(op)
+    if app == "shipping":
+        return _ship if "ship" in op.lower() else _quote
+    return None
+
+
+def failed_speech(app: str, callee: str, kind: str) -> Speech | None:
+    """What ``app`` logs itself when its call to ``callee`` failed with ``kind`` (the calls a
+    handler tolerates or a server library reports); None when it logs nothing."""
+    if app == "checkout" and callee == "email":
+        cause = T("as.co.e.post_email")(go_http_error(kind, callee))
+
+        def warn(r: random.Random) -> list[Said]:
+            return [Said("WARN", T("as.co.email_failed")(f'"{_email(r)}"', cause))]
+
+        return warn
+    return None
