@@ -225,7 +225,9 @@ def test_stdout_and_collector_copies_of_a_call_agree() -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("callee", ["checkout", "cart", "product-catalog", "currency", "ad"])
+@pytest.mark.parametrize(
+    "callee", ["checkout", "cart", "product-catalog", "currency", "ad", "recommendation"]
+)
 def test_the_frontends_failed_call_is_nextjs_console_error(callee: str, kind: str) -> None:
     out: list[LogLine] = []
     n = _render(RENDERERS.failed_call(FakePod("frontend"), callee, kind), out)
@@ -244,6 +246,18 @@ def test_checkouts_email_warning_goes_to_the_collector() -> None:
     assert 'Post "http://email:8080/send_order_confirmation"' in bodies[0]
     assert "SeverityText: WARN" in {x.line for x in out}
     assert not unexplained_collector(out)
+
+
+@pytest.mark.parametrize("kind", ["unavailable", "dns_error", "dns_random"])
+def test_recommendation_logs_grpcios_traceback_when_the_catalog_fails(kind: str) -> None:
+    out: list[LogLine] = []
+    n = _render(RENDERERS.failed_call(FakePod("recommendation"), "product-catalog", kind), out)
+    assert n == len(out)
+    assert " ERROR [grpc._server] " in out[0].line
+    assert "Traceback (most recent call last):" in {x.line for x in out}
+    raised = [x.line for x in out if x.line.startswith("grpc._channel._InactiveRpcError: ")]
+    assert len(raised) == 1 and out[-1].line == ">"
+    assert not unexplained_stdout(out)
 
 
 def test_cart_reports_valkeys_failure_through_grpc_dotnet() -> None:

@@ -136,3 +136,42 @@ def test_the_access_log_body_has_the_templates_fields(reference_dir: Path) -> No
     assert len(fields) == len(operators) - 2
     pattern = next(t.pattern for t in TEXTS if t.key == "as.fp.access")
     assert pattern is not None and re.fullmatch(pattern, body)
+
+
+def test_error_steps_blame_the_innermost_callee() -> None:
+    """Each step of checkout's chain names the service it called, and cites real lines."""
+    from r2act.systems.astronomyshop.errors import checkout_chain
+    from r2act.systems.astronomyshop.steps import ERROR_STEPS
+
+    names = {d.name for d in ASTRONOMY_SHOP.deployments}
+    assert all(step.service in names for step in ERROR_STEPS)
+    for root, blamed in (
+        ("valkey-cart", "valkey-cart"),
+        ("cart", "cart"),
+        ("currency", "currency"),
+        ("product-catalog", "product-catalog"),
+        ("shipping", "shipping"),
+        ("payment", "payment"),
+    ):
+        chain = checkout_chain("unavailable", root)
+        hits = [(m.start(), s.service) for s in ERROR_STEPS for m in s.pattern.finditer(chain)]
+        assert hits, chain
+        assert max(hits)[1] == blamed, (root, chain)
+
+
+def test_error_step_citations_hold_their_phrases(reference_dir: Path) -> None:
+    from r2act.systems.astronomyshop.steps import ERROR_STEPS
+
+    base = reference_dir / "opentelemetry-demo-2.2.0" / "src"
+    for step in ERROR_STEPS:
+        for cite in step.source.split("; "):
+            path, lines = cite.split(" ", 1)
+            text = (base / path).read_text(encoding="utf-8").split("\n")
+            for number in re.findall(r"L(\d+)", lines):
+                # the line as printed: %q quotes, %+v of a url.Error starts 'Post "'
+                line = text[int(number) - 1].replace("%q", '"').replace("%+v", 'Post "')
+                assert step.pattern.search(line), (
+                    step.service,
+                    path,
+                    number,
+                )

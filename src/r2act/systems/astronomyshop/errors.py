@@ -108,6 +108,8 @@ def callee_status(kind: str, root: str, callee: str) -> tuple[str, str]:
         return "Internal", checkout_chain(kind, root)
     if callee == "product-catalog":
         return "NotFound", T("as.pc.e.not_found")("OLJCESPC7Z")
+    if callee == "recommendation":
+        return "Unknown", T("as.grpcio.exception")(python_inactive(kind, root))
     return "Unavailable", go_dial_error(kind, root)
 
 
@@ -157,3 +159,18 @@ def js_grpc_error(kind: str, callee: str) -> tuple[int, str, str]:
         return 14, "UNAVAILABLE", T("as.grpcjs.resolution")(f"{callee}:{PORTS.get(callee, 0)}")
     cause = T("as.node.timeout")(addr) if base == "dns_random" else T("as.node.refused")(addr)
     return 14, "UNAVAILABLE", T("as.grpcjs.no_connection")(cause)
+
+
+def python_inactive(kind: str, callee: str) -> str:
+    """grpcio's ``_InactiveRpcError`` of recommendation's failed catalog call (its channel
+    dials the ClusterIP: ``ipv4:`` in the details)."""
+    base, addr = _split(kind, callee)
+    ipv4 = addr if addr[0].isdigit() else f"{cluster_ip(callee)}:{PORTS.get(callee, 0)}"
+    if base == "dns_error":
+        details = T("as.grpcio.dns")(addr, addr.rsplit(":", 1)[0])
+    elif base == "dns_random":
+        details = T("as.grpcio.timeout")(ipv4)
+    else:
+        details = T("as.grpcio.refused")(ipv4)
+    debug = "UNKNOWN:" + details + ' {grpc_status:14, grpc_message:"' + details + '"}'
+    return T("as.grpcio.inactive")("UNAVAILABLE", details, debug)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 
 from r2act.schema import LogLine
-from r2act.systems.astronomyshop.errors import cart_storage_detail, js_grpc_error
+from r2act.systems.astronomyshop.errors import cart_storage_detail, js_grpc_error, python_inactive
 from r2act.systems.astronomyshop.logsinks import COLLECTOR, to_stdout
 from r2act.systems.astronomyshop.render_formats import (
     dotnet_console,
@@ -130,10 +130,65 @@ def error_renderer(logger: PodIdentity, callee: str, kind: str) -> Sized | None:
         message = T("as.dotnet.rpc_error")("FailedPrecondition", cart_storage_detail())
         lines = dotnet_console("Information", GRPC_CATEGORY, GRPC_ERROR_EVENT, message)
         return len(lines), _frame(lines, logger)
+    if app == "recommendation" and callee == "product-catalog":
+        lines = recommendation_traceback(kind)
+        return len(lines), _traceback_renderer(lines, logger)
     if not to_stdout(app):
         return None
     speech = failed_speech(app, callee, kind)
     return stdout_renderer(logger, speech) if speech is not None else None
+
+
+GRPCIO = "/venv/lib/python3.12/site-packages/grpc/"
+"""grpcio in recommendation's image (``python:3.12-alpine3.22``, its ``/venv``: Dockerfile
+L5, L12)."""
+GRPCIO_LOG_CALL = ("_server.py", 697)
+"""Where grpcio's ``_LOGGER.exception`` is, as the root format prints it."""
+
+
+def recommendation_traceback(kind: str) -> list[str]:
+    """What grpcio's server logs (``grpc._server``, through the root handler) when
+    ``ListRecommendations`` raises because its catalog call failed: the handler catches
+    nothing (``recommendation_server.py`` L43-L56, L93-L96). An assumption in part: grpcio
+    is not in the reference, so its frames' line numbers are those of its 1.7x sources,
+    and the OpenTelemetry interceptors' own frames are left out."""
+    error = python_inactive(kind, "product-catalog")
+    frame = T("as.py.frame")
+    return "\n".join(
+        (
+            T("as.grpcio.exception")(error),
+            T("as.py.traceback")(),
+            frame(GRPCIO + "_server.py", 610, "_call_behavior"),
+            T("as.grpcio.frame_behavior")(),
+            frame("/app/recommendation_server.py", 44, "ListRecommendations"),
+            T("as.re.frame_list")(),
+            frame("/app/recommendation_server.py", 95, "get_product_list"),
+            T("as.re.frame_products")(),
+            frame(GRPCIO + "_interceptor.py", 277, "__call__"),
+            T("as.grpcio.frame_interceptor")(),
+            frame(GRPCIO + "_channel.py", 1181, "__call__"),
+            T("as.grpcio.frame_call")(),
+            frame(GRPCIO + "_channel.py", 1006, "_end_unary_response_blocking"),
+            T("as.grpcio.frame_raise")(),
+            T("as.grpcio.raised")(error),
+        )
+    ).split("\n")
+
+
+def _traceback_renderer(lines: list[str], logger: PodIdentity) -> Render:
+    """The traceback with the root format's prefix on its first line (logging appends the
+    exception's text after the message, unformatted)."""
+    pod, container, app = logger.pod, logger.container, logger.app
+    record = ("ERROR", "grpc._server", *GRPCIO_LOG_CALL)
+
+    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        trace = trace_ids(occurrence(pod, ts))
+        first = python_root_line(ts, record, (*trace, True), app, lines[0])
+        out.append(new(LogLine, (ts, pod, container, app, first)))
+        for line in lines[1:]:
+            out.append(new(LogLine, (ts, pod, container, app, line)))
+
+    return render
 
 
 def frontend_error_lines(kind: str, callee: str) -> list[str]:
@@ -143,9 +198,9 @@ def frontend_error_lines(kind: str, callee: str) -> list[str]:
     number, name, details = js_grpc_error(kind, callee)
     frame = T("as.fe.frame")
     last = frame(*JS_CALL_FRAME)
-    quoted = "'" + details.replace("'", "\\'") + "'"
+    quoted = "'" + details.replace("'", "\\'").replace("\n", "\\n").replace("\t", "\\t") + "'"
     return [
-        T("as.fe.grpc_error")(number, name, details),
+        *T("as.fe.grpc_error")(number, name, details).split("\n"),
         *(frame(*f) for f in JS_FRAMES),
         T("as.fe.for_call")(),
         T("as.fe.props_open")(last),

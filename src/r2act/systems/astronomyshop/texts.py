@@ -30,6 +30,8 @@ _SHIP = D + "shipping/src/shipping_service.rs"
 _REC = D + "recommendation/recommendation_server.py"
 _AD = D + "ad/src/main/java/oteldemo/AdService.java"
 _DEBUG = EXT + "open-telemetry/opentelemetry-collector:exporter/debugexporter/internal/otlptext/"
+_GRPCIO = EXT + "grpc/grpc:src/python/grpcio/grpc/"
+_CPYTHON = EXT + "python/cpython:Lib/traceback.py"
 _GRPC_JS = EXT + "grpc/grpc-js:packages/grpc-js/src/"
 _LIFETIME = EXT + "dotnet/runtime:src/libraries/Microsoft.Extensions.Hosting/src/Internal/"
 _LIFETIME += "ConsoleLifetime.cs"
@@ -155,6 +157,67 @@ TEXTS: tuple[Text, ...] = (
         + "open-telemetry/opentelemetry-python-contrib:instrumentation/"
         + "opentelemetry-instrumentation-logging/src/opentelemetry/instrumentation/logging/"
         + "constants.py",
+    ),
+    _t(
+        "as.re.frame_list",
+        "    prod_list = get_product_list(request.product_ids)",
+        _REC,
+        44,
+    ),
+    _t(
+        "as.re.frame_products",
+        "    cat_response = product_catalog_stub.ListProducts(demo_pb2.Empty())",
+        _REC,
+        95,
+    ),
+    # grpcio's server: a handler's exception, logged on grpc._server (the root handler)
+    _t("as.grpcio.exception", "Exception calling application: {err}", _GRPCIO + "_server.py"),
+    _t("as.py.traceback", "Traceback (most recent call last):", _CPYTHON),
+    _t("as.py.frame", '  File "{}", line {}, in {}', _CPYTHON),
+    _t(
+        "as.grpcio.frame_behavior",
+        "    response_or_iterator = behavior(argument, context)",
+        _GRPCIO + "_server.py",
+    ),
+    _t(
+        "as.grpcio.frame_interceptor",
+        "    return continuation(client_call_details, request)",
+        _GRPCIO + "_interceptor.py",
+    ),
+    _t(
+        "as.grpcio.frame_call",
+        "    return _end_unary_response_blocking(state, call, False, None)",
+        _GRPCIO + "_channel.py",
+    ),
+    _t(
+        "as.grpcio.frame_raise",
+        "    raise _InactiveRpcError(state)  # pytype: disable=not-instantiable",
+        _GRPCIO + "_channel.py",
+    ),
+    _t("as.grpcio.raised", "grpc._channel._InactiveRpcError: {err}", _CPYTHON),
+    _t(
+        "as.grpcio.inactive",
+        "<_InactiveRpcError of RPC that terminated with:\n\tstatus = StatusCode.{}"
+        '\n\tdetails = "{}"\n\tdebug_error_string = "{}"\n>',
+        _GRPCIO + "_channel.py",
+    ),
+    _t(
+        "as.grpcio.refused",
+        "failed to connect to all addresses; last error: UNAVAILABLE: ipv4:{}: "
+        "Failed to connect to remote host: connect: Connection refused (111)",
+        EXT + "grpc/grpc:src/core/lib/iomgr/tcp_client_posix.cc",
+    ),
+    _t(
+        "as.grpcio.timeout",
+        "failed to connect to all addresses; last error: UNAVAILABLE: ipv4:{}: "
+        "Failed to connect to remote host: Timeout occurred: FD Shutdown",
+        EXT + "grpc/grpc:src/core/lib/iomgr/tcp_client_posix.cc",
+    ),
+    _t(
+        "as.grpcio.dns",
+        "DNS resolution failed for {}: C-ares status is not ARES_SUCCESS qtype=A name={} "
+        "is_balancer=0: Domain name not found",
+        EXT + "grpc/grpc:src/core/resolver/dns/c_ares/grpc_ares_wrapper.cc",
     ),
     # --- ad (Java, log4j2 PatternLayout on stdout; the Java agent's OTLP copy) --------
     _t("as.ad.started", "Ad service started, listening on {}", _AD, 102),
