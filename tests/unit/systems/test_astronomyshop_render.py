@@ -265,6 +265,13 @@ def test_cart_reports_valkeys_failure_through_grpc_dotnet() -> None:
     _render(RENDERERS.failed_call(FakePod("cart"), "valkey-cart", "unavailable"), out)
     assert out[0].line == "info: Grpc.AspNetCore.Server.ServerCallHandler[7]"
     assert not unexplained_stdout(out)
+    copy: list[LogLine] = []
+    made = COLLECTOR_RENDERERS.failed_call(FakePod("cart"), COLLECTOR, "valkey-cart", "unavailable")
+    _render(made, copy)
+    lines = {x.line for x in copy}
+    assert "InstrumentationScope Grpc.AspNetCore.Server.ServerCallHandler " in lines
+    assert "     -> StatusCode: Str(FailedPrecondition)" in lines
+    assert not unexplained_collector(copy)
 
 
 @pytest.mark.parametrize(

@@ -27,15 +27,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from r2act.schema import LogLine
+from r2act.systems.astronomyshop.errors import cart_storage_detail
 from r2act.systems.astronomyshop.logsinks import STDOUT, to_collector
 from r2act.systems.astronomyshop.render_collector import (
     SEVERITY,
     CollectorPod,
     OtlpRecord,
     debug_lines,
+    s,
 )
 from r2act.systems.astronomyshop.render_formats import trace_ids
 from r2act.systems.astronomyshop.render_speech import (
@@ -45,6 +47,7 @@ from r2act.systems.astronomyshop.render_speech import (
     occurrence,
     served_speech,
 )
+from r2act.systems.astronomyshop.texts import T
 from r2act.systems.render import PodIdentity, RequestError, Sized
 
 SCOPES: dict[str, tuple[str, str]] = {
@@ -141,5 +144,31 @@ def collector_failed(
     e-mail warning)."""
     if not to_collector(source.app):
         return None
+    if source.app == "cart" and callee == "valkey-cart":
+        return _cart_rpc_error(source, collector)
     speech = failed_speech(source.app, callee, kind)
     return collector_renderer(source, collector, speech) if speech is not None else None
+
+
+def _cart_rpc_error(source: PodIdentity, collector: CollectorPod) -> Sized:
+    """grpc-dotnet's ``ErrorStatusCodeRaised`` entry as cart's OTLP provider exports it: the
+    message template as the body, its values as attributes, the category as the scope."""
+    detail = cart_storage_detail()
+    said = Said(
+        "INFO",
+        T("as.dotnet.rpc_error")("FailedPrecondition", detail),
+        (("StatusCode", s("FailedPrecondition")), ("Detail", s(detail))),
+        T("as.dotnet.rpc_error_format")(),
+    )
+    pod = source.pod
+
+    def record(trace: tuple[str, str]) -> OtlpRecord:
+        made = record_of("cart", pod, said, trace)
+        return replace(made, scope=("Grpc.AspNetCore.Server.ServerCallHandler", ""))
+
+    lines = len(debug_lines(0.0, record(("", "")), collector))
+
+    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        out.extend(debug_lines(ts, record(trace_ids(occurrence(pod, ts))), collector))
+
+    return lines, render

@@ -108,6 +108,11 @@ TEXTS: tuple[Text, ...] = (
         EXT + "grpc/grpc-dotnet:src/Grpc.AspNetCore.Server/Internal/ServerCallHandlerLog.cs",
     ),
     _t(
+        "as.dotnet.rpc_error_format",
+        "Error status code '{StatusCode}' with detail '{Detail}' raised.",
+        EXT + "grpc/grpc-dotnet:src/Grpc.AspNetCore.Server/Internal/ServerCallHandlerLog.cs",
+    ),
+    _t(
         "as.redis.not_connected",
         "StackExchange.Redis.RedisConnectionException: It was not possible to connect to the "
         "redis server(s). {}",
