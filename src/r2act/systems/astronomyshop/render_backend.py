@@ -20,6 +20,7 @@ from r2act.systems.astronomyshop.render_formats import (
     dotnet_console,
     log4j_line,
     python_root_line,
+    rack_time,
     trace_ids,
 )
 from r2act.systems.astronomyshop.render_speech import (
@@ -83,6 +84,8 @@ def _stdout_lines(app: str, ts: float, said: Said, trace: tuple[str, str]) -> li
         ]
     if app in ("ad", "fraud-detection"):
         return [log4j_line(ts, AD_LOGGER, said.message, (*trace, "01"))]
+    if "%(time)s" in said.message:  # Rack's access line: the time is the line's own
+        return [said.message.replace("%(time)s", rack_time(ts))]
     return [said.message]
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from datetime import UTC, datetime
 from functools import lru_cache
 
 from r2act.systems.astronomyshop.texts import T
@@ -71,6 +72,11 @@ def python_root_line(
         "otelTraceSampled": sampled,
         "message": message,
     }
+
+
+def rack_time(ts: float) -> str:
+    """Rack's CommonLogger time, ``%d/%b/%Y:%H:%M:%S %z`` (the container runs in UTC)."""
+    return datetime.fromtimestamp(int(ts), UTC).strftime("%d/%b/%Y:%H:%M:%S +0000")
 
 
 def trace_ids(r: random.Random) -> tuple[str, str]:

@@ -20,6 +20,7 @@ from functools import partial
 from r2act.systems.astronomyshop.errors import go_http_error
 from r2act.systems.astronomyshop.logsinks import COLLECTOR, STDOUT
 from r2act.systems.astronomyshop.render_collector import d, i, s
+from r2act.systems.astronomyshop.render_formats import pod_ip
 from r2act.systems.astronomyshop.texts import T
 from r2act.systems.logformats import uuid1_text, uuid_text
 
@@ -179,7 +180,30 @@ def _email_sent(r: random.Random) -> list[Said]:
     return [
         Said("INFO", T("as.em.sent")(), (("app.email.recipient", s(to)),), only=COLLECTOR),
         Said("INFO", T("as.em.sent_to")(to), only=STDOUT),
+        Said("INFO", _access(r), only=STDOUT),
     ]
+
+
+def _access(r: random.Random) -> str:
+    """Sinatra's CommonLogger line for the request (classic Sinatra logs by default, on
+    ``rack.errors``: Puma's stderr), after the handler returned: no body (``send_email``
+    returns the ``puts``' nil), so the length prints ``-``. The time is the request's
+    end, drawn as the handler's duration; the client is checkout's pod (its address is
+    the engine's rule for a pod named after its deployment: an approximation)."""
+    took = f"{0.002 + r.random() * 0.01:.4f}"
+    return T("as.rack.access")(
+        pod_ip("checkout"),
+        "-",
+        "%(time)s",
+        "POST",
+        "/send_order_confirmation",
+        "",
+        "",
+        "HTTP/1.1",
+        200,
+        "-",
+        took,
+    )
 
 
 def _quote(r: random.Random) -> list[Said]:

@@ -142,6 +142,13 @@ TEXTS: tuple[Text, ...] = (
     # --- email (Ruby: an OTLP record and a puts) ---------------------------------------
     _t("as.em.sent", "Order confirmation email sent", D + "email/email_server.rb", 91),
     _t("as.em.sent_to", "Order confirmation email sent to: {}", D + "email/email_server.rb", 95),
+    _t(
+        "as.rack.access",
+        '{} - {} [{}] "{} {}{}{} {}" {} {} {} ',
+        EXT + "rack/rack:lib/rack/common_logger.rb",
+        pattern=r'[\d.]+ - - \[\d\d/\w{3}/\d{4}:[\d:]{8} \+0000\] "POST /send_order_confirmation '
+        r'HTTP/1\.1" \d{3} - \d+\.\d{4} ',
+    ),
     # --- shipping (Rust, tracing through opentelemetry-appender-tracing: OTLP only) ---
     _t("as.sh.quote", "Sending Quote", _SHIP, 41),
     _t("as.sh.tracking", "Tracking ID Created", _SHIP, 53),
