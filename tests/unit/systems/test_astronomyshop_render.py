@@ -32,6 +32,7 @@ KINDS = (
     "unavailable",
     "dns_error",
     "dns_random",
+    "dns_servfail",
     "canceled",
     "upstream|unavailable|valkey-cart",
     "upstream|unavailable|quote",
@@ -248,7 +249,7 @@ def test_checkouts_email_warning_goes_to_the_collector() -> None:
     assert not unexplained_collector(out)
 
 
-@pytest.mark.parametrize("kind", ["unavailable", "dns_error", "dns_random"])
+@pytest.mark.parametrize("kind", ["unavailable", "dns_error", "dns_random", "dns_servfail"])
 def test_recommendation_logs_grpcios_traceback_when_the_catalog_fails(kind: str) -> None:
     out: list[LogLine] = []
     n = _render(RENDERERS.failed_call(FakePod("recommendation"), "product-catalog", kind), out)
@@ -330,3 +331,23 @@ def test_pod_addresses_agree_with_the_engines() -> None:
     for pod in ("frontend-6f9d4c7b8-x2k9q", "cart-1", "load-generator"):
         assert pod_ip(pod) == identity.pod_ip(pod)
         assert pod_uid(pod) == identity.pod_uid(pod)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_checkouts_client_errors_are_texts(kind: str) -> None:
+    """grpc-go's and net/http's errors, through checkout's wraps, are explained texts."""
+    from r2act.systems.astronomyshop.errors import checkout_chain, go_grpc_error, go_http_error
+
+    for callee in ("cart", "currency", "product-catalog", "payment", "checkout"):
+        assert explained(go_grpc_error(kind, callee)), (kind, callee)
+    for callee in ("email", "shipping"):
+        assert explained(go_http_error(kind, callee)), (kind, callee)
+    for root in ("cart", "valkey-cart", "currency", "product-catalog", "shipping", "quote"):
+        assert explained(checkout_chain(kind, root)), (kind, root)
+
+
+def test_the_dialled_address_of_a_config_fault_is_the_one_printed() -> None:
+    from r2act.systems.astronomyshop.errors import go_grpc_error, js_grpc_error
+
+    assert "203.0.113.9:8080: i/o timeout" in go_grpc_error("dns_random@203.0.113.9:8080", "cart")
+    assert js_grpc_error("unavailable@10.1.2.3:8080", "cart")[2].endswith("10.1.2.3:8080")

@@ -12,10 +12,11 @@ Two client libraries carry the user paths' calls, and each words a failure its o
   nothing listens, or the callee's own status when it answered with an error
   (``js_grpc_error``).
 
-Error kinds are the engine's (as for Online Boutique): ``unavailable``, ``canceled``,
-``deadline``, ``dns_error``, ``dns_random`` and ``upstream|<kind>|<service>`` (the callee
-answered with an error because its own call to ``<service>`` failed); a kind may carry the
-address it dialled after ``@``.
+Error kinds are the engine's (``cluster/sim/scene.py``): ``unavailable``, ``canceled``,
+``deadline``, ``dns_error``, ``dns_servfail`` (the resolver answers SERVFAIL: Go's
+``server misbehaving``, from kube-dns' ClusterIP), ``dns_random`` and
+``upstream|<kind>|<service>`` (the callee answered with an error because its own call
+to ``<service>`` failed); a kind may carry the address it dialled after ``@``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from r2act.systems.astronomyshop.texts import T
 from r2act.systems.astronomyshop.topology import ASTRONOMY_SHOP
 from r2act.systems.render import cluster_ip
 
+KUBE_DNS = "10.96.0.10:53"
+"""kube-dns' ClusterIP on kind (the resolver every pod's ``resolv.conf`` names)."""
 PORTS: dict[str, int] = {d.name: d.service_port or 0 for d in ASTRONOMY_SHOP.deployments}
 """Service port per deployment (what clients dial)."""
 HTTP_PATHS = {"email": "/send_order_confirmation", "shipping": "/get-quote"}
@@ -61,6 +64,8 @@ def go_dial_error(kind: str, callee: str) -> str:
     base, addr = _split(kind, callee)
     if base == "dns_error":
         return T("as.go.no_such_host")(f"{callee}.{NAMESPACE}.svc.cluster.local")
+    if base == "dns_servfail":
+        return T("as.go.servfail")(f"{callee}.{NAMESPACE}.svc.cluster.local", KUBE_DNS)
     if base == "dns_random":
         return T("go.io_timeout")(addr)
     return T("go.refused")(addr)
@@ -80,6 +85,9 @@ def go_grpc_error(kind: str, callee: str) -> str:
         return status("DeadlineExceeded", T("go.deadline")())
     if base == "dns_error":
         return status("Unavailable", T("grpc.no_addresses")())
+    if base == "dns_servfail":
+        host = f"{callee}.{NAMESPACE}.svc.cluster.local"
+        return status("Unavailable", T("as.grpc.dns_lookup")(host, KUBE_DNS))
     if base == "dns_random":
         return status("Unavailable", T("grpc.conn_error")(T("go.io_timeout")(addr)))
     return status("Unavailable", T("grpc.conn_error")(T("go.refused")(addr)))
@@ -155,7 +163,7 @@ def js_grpc_error(kind: str, callee: str) -> tuple[int, str, str]:
         return 1, "CANCELLED", T("as.grpcjs.cancelled")()
     if base == "deadline":
         return 4, "DEADLINE_EXCEEDED", T("as.grpcjs.deadline")("5.001")
-    if base == "dns_error":
+    if base in ("dns_error", "dns_servfail"):
         return 14, "UNAVAILABLE", T("as.grpcjs.resolution")(f"{callee}:{PORTS.get(callee, 0)}")
     cause = T("as.node.timeout")(addr) if base == "dns_random" else T("as.node.refused")(addr)
     return 14, "UNAVAILABLE", T("as.grpcjs.no_connection")(cause)
@@ -166,7 +174,7 @@ def python_inactive(kind: str, callee: str) -> str:
     dials the ClusterIP: ``ipv4:`` in the details)."""
     base, addr = _split(kind, callee)
     ipv4 = addr if addr[0].isdigit() else f"{cluster_ip(callee)}:{PORTS.get(callee, 0)}"
-    if base == "dns_error":
+    if base in ("dns_error", "dns_servfail"):
         details = T("as.grpcio.dns")(addr, addr.rsplit(":", 1)[0])
     elif base == "dns_random":
         details = T("as.grpcio.timeout")(ipv4)

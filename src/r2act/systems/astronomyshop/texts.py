@@ -298,6 +298,16 @@ TEXTS: tuple[Text, ...] = (
     # --- Go's net/http client errors (checkout's HTTP calls to email and shipping) ----
     _t("as.go.url_error", '{} "{}": {err}', EXT + "golang/go:src/net/url/url.go"),
     _t("as.go.no_such_host", "dial tcp: lookup {}: no such host", EXT + "golang/go:src/net/net.go"),
+    _t(
+        "as.go.servfail",
+        "dial tcp: lookup {} on {}: server misbehaving",
+        EXT + "golang/go:src/net/dnsclient_unix.go",
+    ),
+    _t(
+        "as.grpc.dns_lookup",
+        "dns: A record lookup error: lookup {} on {}: server misbehaving",
+        EXT + "grpc/grpc-go:internal/resolver/dns/dns_resolver.go",
+    ),
     # --- the collector's debug exporter (verbosity: detailed) -------------------------
     _t(
         "as.otel.header",
