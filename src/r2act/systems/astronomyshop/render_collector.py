@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from r2act.schema import LogLine
 from r2act.systems.astronomyshop.render_formats import NAMESPACE, pod_uid
@@ -96,49 +97,60 @@ def d(value: float) -> str:
 def pdata_time(ts: float) -> str:
     """``pcommon.Timestamp.String()``: Go's ``time.Time.String()`` in UTC (trailing zeros of
     the fraction trimmed; a float epoch holds microseconds, so the nanoseconds are 000)."""
-    micros = round(ts * 1e6)
-    sec, frac_us = divmod(micros, 1_000_000)
-    base = datetime.fromtimestamp(sec, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    sec, frac_us = divmod(round(ts * 1e6), 1_000_000)
     frac = f"{frac_us:06d}000".rstrip("0")
-    return f"{base}{'.' + frac if frac else ''} +0000 UTC"
+    return f"{_go_second(sec)}{'.' + frac if frac else ''} +0000 UTC"
 
 
-def _resource(record: OtlpRecord) -> list[tuple[str, str]]:
-    deployment = record.pod.rsplit("-", 2)[0]
-    return [
-        ("service.name", s(record.service)),
+@lru_cache(maxsize=8192)
+def _go_second(sec: int) -> str:
+    return datetime.fromtimestamp(sec, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+@lru_cache(maxsize=1024)
+def _head(service: str, pod: str, scope: tuple[str, str]) -> tuple[str, ...]:
+    """The lines before a record's own (resource and scope), the same for every record a
+    pod exports under one scope."""
+    attr = T("as.otel.attribute")
+    deployment = pod.rsplit("-", 2)[0]
+    resource = (
+        ("service.name", s(service)),
         ("service.namespace", s("otel-demo")),
-        ("host.name", s(record.pod)),
+        ("host.name", s(pod)),
         ("os.type", s("linux")),
         ("k8s.namespace.name", s(NAMESPACE)),
-        ("k8s.pod.name", s(record.pod)),
-        ("k8s.pod.uid", s(pod_uid(record.pod))),
+        ("k8s.pod.name", s(pod)),
+        ("k8s.pod.uid", s(pod_uid(pod))),
         ("k8s.node.name", s(NODE)),
         ("k8s.deployment.name", s(deployment)),
-        ("service.instance.id", s(pod_uid(record.pod))),
-    ]
+        ("service.instance.id", s(pod_uid(pod))),
+    )
+    return (
+        T("as.otel.resource_log")(0),
+        T("as.otel.resource_schema")(""),
+        T("as.otel.resource_attrs")(),
+        *(attr(k, v) for k, v in resource),
+        T("as.otel.scope_logs")(0),
+        T("as.otel.scope_schema")(""),
+        T("as.otel.scope")(*scope),
+        T("as.otel.record")(0),
+    )
 
 
 def debug_text(ts: float, observed: float, record: OtlpRecord) -> list[str]:
     """The ``otlptext`` lines of one record (the detailed verbosity's message)."""
     attr = T("as.otel.attribute")
+    level = record.level
     lines = [
-        T("as.otel.resource_log")(0),
-        T("as.otel.resource_schema")(""),
-        T("as.otel.resource_attrs")(),
-        *(attr(k, v) for k, v in _resource(record)),
-        T("as.otel.scope_logs")(0),
-        T("as.otel.scope_schema")(""),
-        T("as.otel.scope")(*record.scope),
-        T("as.otel.record")(0),
+        *_head(record.service, record.pod, record.scope),
         T("as.otel.observed")(pdata_time(observed)),
-        T("as.otel.timestamp")(pdata_time(ts) if ts else pdata_time(0.0)),
+        T("as.otel.timestamp")(pdata_time(ts)),
         T("as.otel.severity_text")(record.severity),
-        T("as.otel.severity_number")(SEVERITY_NAME.get(record.level, "Unspecified"), record.level),
+        T("as.otel.severity_number")(SEVERITY_NAME.get(level, "Unspecified"), level),
         *T("as.otel.body")(s(record.body)).split("\n"),
     ]
     if record.attributes:
-        lines.append(T("as.otel.attributes")())
+        lines.append(_ATTRIBUTES)
         for k, v in record.attributes:
             lines.extend(attr(k, v).split("\n"))
     trace_id, span_id, flags = record.trace
@@ -151,6 +163,13 @@ def _fields(extra: dict[str, int] | None = None) -> str:
     return json.dumps({**COMPONENT_FIELDS, **(extra or {})}, separators=(", ", ": "))
 
 
+_ATTRIBUTES = T("as.otel.attributes")()
+_HEADER = f"\tinfo\t{T('as.otel.header')()}\t" + _fields({"resource logs": 1, "log records": 1})
+_TAIL = "\t" + _fields()
+new = tuple.__new__
+"""``tuple.__new__``: builds a ``LogLine`` without the NamedTuple constructor's extra frame."""
+
+
 def debug_lines(
     ts: float, record: OtlpRecord, collector: CollectorPod, export_delay: float = 0.2
 ) -> list[LogLine]:
@@ -158,11 +177,9 @@ def debug_lines(
     line, then the record's block (its first line stamped, the fields after the last)."""
     at = ts + export_delay
     stamp = iso_millis(at)
-    header = f"{stamp}\tinfo\t{T('as.otel.header')()}\t" + _fields(
-        {"resource logs": 1, "log records": 1}
-    )
     body = debug_text(ts, ts + export_delay / 2, record)
     body[0] = f"{stamp}\tinfo\t{body[0]}"
-    body.append("\t" + _fields())
+    body.append(_TAIL)
     pod, container, app = collector.pod, collector.container, collector.app
-    return [LogLine(at, pod, container, app, line) for line in (header, *body)]
+    head = new(LogLine, (at, pod, container, app, stamp + _HEADER))
+    return [head, *(new(LogLine, (at, pod, container, app, line)) for line in body)]

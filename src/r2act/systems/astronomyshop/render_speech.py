@@ -16,6 +16,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from hashlib import blake2b
 
 from r2act.systems.astronomyshop.errors import go_http_error
 from r2act.systems.astronomyshop.logsinks import COLLECTOR, STDOUT
@@ -76,10 +77,39 @@ Speech = Callable[[random.Random], list[Said]]
 """Draws one occurrence's values and returns its log calls, in order."""
 
 
+class Draw(random.Random):
+    """A generator whose bits are a BLAKE2b stream of one key: seeding it costs one hash,
+    where seeding the Mersenne Twister costs its whole state (a hot path: one per line)."""
+
+    def __init__(self, key: bytes) -> None:
+        self._key, self._blocks = key, 0
+        self._pool, self._left = 0, 0
+
+    def seed(self, a: object = None, version: int = 2) -> None:
+        """Unused: a draw is keyed once, at construction."""
+
+    def getrandbits(self, k: int) -> int:
+        while self._left < k:
+            block = blake2b(self._key + self._blocks.to_bytes(4), digest_size=64).digest()
+            self._pool |= int.from_bytes(block) << self._left
+            self._left += 512
+            self._blocks += 1
+        out = self._pool & ((1 << k) - 1)
+        self._pool >>= k
+        self._left -= k
+        return out
+
+    def random(self) -> float:
+        return self.getrandbits(53) * _UNIT
+
+
+_UNIT = 2.0**-53
+
+
 def occurrence(pod: str, ts: float) -> random.Random:
     """The generator of one occurrence's values: a pure function of the pod and the time,
     so every framing of the occurrence draws the same values."""
-    return random.Random(f"{pod}|{ts!r}")
+    return Draw(f"{pod}|{ts!r}".encode())
 
 
 def _user(r: random.Random, sessions: Sequence[str]) -> str:
