@@ -168,6 +168,8 @@ SERVED = (
     ("ad", "GetAds"),
     ("recommendation", "ListRecommendations"),
     ("email", "POST /send_order_confirmation"),
+    ("accounting", "Consume"),
+    ("fraud-detection", "Consume"),
 )
 OTLP_SERVED = (
     *SERVED,
@@ -208,6 +210,16 @@ def test_a_served_call_prints_its_records_on_the_collector(app: str, op: str) ->
     assert {x.pod for x in out} == {COLLECTOR.pod}
     assert f"     -> service.name: Str({app})" in {x.line for x in out}
     assert not unexplained_collector(out)
+
+
+def test_fraud_detection_counts_the_records_it_consumed() -> None:
+    out: list[LogLine] = []
+    made = RENDERERS.served(FakePod("fraud-detection"), "Consume")
+    assert made is not None
+    for k in range(3):
+        made[1](TS + k, random.Random(k), out)
+    counts = [int(x.line.split("total count to: ")[1].split(" ")[0]) for x in out]
+    assert counts == [1, 2, 3]
 
 
 def test_stdout_and_collector_copies_of_a_call_agree() -> None:

@@ -28,6 +28,7 @@ from r2act.systems.astronomyshop.render_speech import (
     Speech,
     failed_speech,
     occurrence,
+    sample,
     served_speech,
 )
 from r2act.systems.astronomyshop.texts import T
@@ -45,6 +46,26 @@ GRPC_ERROR_EVENT = 7
 """grpc-dotnet's ``ErrorStatusCodeRaised`` event (category and id, ``ServerCallHandlerLog.cs``)."""
 AD_LOGGER = "oteldemo.AdService"
 """``LogManager.getLogger(AdService.class)`` (``AdService.java`` L53), as ``%logger{36}``."""
+FRAUD_LOGGER = "fraud-detection"
+"""``LogManager.getLogger(groupID)`` (``fraud-detection/.../main.kt`` L27, L29)."""
+ACCOUNTING_CATEGORY = "Accounting.Consumer"
+"""The category of ``ILogger<Consumer>`` (``accounting/Consumer.cs`` L37; namespace
+``Accounting``)."""
+
+
+def _logger_message_event_id(name: str) -> int:
+    """The event id the ``[LoggerMessage]`` source generator gives a method that names none:
+    a hash of its name (FNV-1a, made non-negative). An assumption: the generator is not in
+    the reference (dotnet/runtime, ``LoggerMessageGenerator.Parser.cs``)."""
+    h = 2166136261
+    for ch in name:
+        h = ((ord(ch) ^ h) * 16777619) & 0xFFFFFFFF
+    signed = h - (1 << 32) if h >= 1 << 31 else h
+    return abs(signed)
+
+
+ACCOUNTING_EVENT = _logger_message_event_id("OrderReceivedMessage")
+"""``Log.OrderReceivedMessage``'s event id (``accounting/Log.cs`` L11-L14 sets none)."""
 REC_CALL = ("recommendation_server.py", 47)
 """The file and line of recommendation's per-call ``logger.info`` (the root format's
 ``%(filename)s:%(lineno)d``)."""
@@ -82,8 +103,12 @@ def _stdout_lines(app: str, ts: float, said: Said, trace: tuple[str, str]) -> li
                 ts, ("INFO", "main", *REC_CALL), (*trace, True), "recommendation", said.message
             )
         ]
-    if app in ("ad", "fraud-detection"):
+    if app == "accounting":
+        return dotnet_console("Information", ACCOUNTING_CATEGORY, ACCOUNTING_EVENT, said.message)
+    if app == "ad":
         return [log4j_line(ts, AD_LOGGER, said.message, (*trace, "01"))]
+    if app == "fraud-detection":
+        return [log4j_line(ts, FRAUD_LOGGER, said.message, (*trace, "01"))]
     if "%(time)s" in said.message:  # Rack's access line: the time is the line's own
         return [said.message.replace("%(time)s", rack_time(ts))]
     return [said.message]
@@ -92,8 +117,8 @@ def _stdout_lines(app: str, ts: float, said: Said, trace: tuple[str, str]) -> li
 def stdout_renderer(logger: PodIdentity, speech: Speech) -> Sized:
     """(lines, renderer) of one occurrence of ``speech`` on the pod's own stdout."""
     pod, container, app = logger.pod, logger.container, logger.app
-    sample = [x for x in speech(occurrence(pod, 0.0)) if x.only != COLLECTOR]
-    lines = sum(len(_stdout_lines(app, 0.0, x, ("", ""))) for x in sample)
+    sampled = [x for x in speech(sample(pod)) if x.only != COLLECTOR]
+    lines = sum(len(_stdout_lines(app, 0.0, x, ("", ""))) for x in sampled)
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         draw = occurrence(pod, ts)

@@ -45,6 +45,7 @@ from r2act.systems.astronomyshop.render_speech import (
     Speech,
     failed_speech,
     occurrence,
+    sample,
     served_speech,
 )
 from r2act.systems.astronomyshop.texts import T
@@ -61,6 +62,8 @@ SCOPES: dict[str, tuple[str, str]] = {
     "quote": ("monolog", ""),
     "recommendation": ("main", ""),
     "ad": ("oteldemo.AdService", ""),
+    "accounting": ("Accounting.Consumer", ""),
+    "fraud-detection": ("fraud-detection", ""),
 }
 """InstrumentationScope (name, version) of each service's log records (see the module
 docstring; the C++ SDK version is the one the currency Dockerfile builds, an assumption)."""
@@ -70,7 +73,7 @@ PINO_SEVERITY = {"INFO": "info", "WARN": "warn", "ERROR": "error"}
 
 def _severity(app: str, level: str) -> tuple[str, int]:
     """(SeverityText, SeverityNumber) the service's SDK sets for a call at ``level``."""
-    if app == "cart":
+    if app in ("cart", "accounting"):
         return DOTNET_SEVERITY[level], SEVERITY[level]
     if app == "payment":
         return PINO_SEVERITY[level], SEVERITY[level]
@@ -113,8 +116,8 @@ def collector_renderer(source: PodIdentity, collector: CollectorPod, speech: Spe
     """(lines, renderer) of one occurrence of ``speech``'s exported records on the
     collector pod (the lines the renderer appends name the collector pod)."""
     pod, app = source.pod, source.app
-    sample = [x for x in speech(occurrence(pod, 0.0)) if x.only != STDOUT]
-    lines = sum(len(debug_lines(0.0, record_of(app, pod, x, ("", "")), collector)) for x in sample)
+    sampled = [x for x in speech(sample(pod)) if x.only != STDOUT]
+    lines = sum(len(debug_lines(0.0, record_of(app, pod, x, ("", "")), collector)) for x in sampled)
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         draw = occurrence(pod, ts)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from hashlib import blake2b
 
 from r2act.systems.astronomyshop.errors import go_http_error
@@ -39,18 +38,97 @@ PRODUCTS = (
 )
 """(id, name) of the catalogue's rows (``postgresql/init.sql`` L147-L156)."""
 PEOPLE = (
-    ("larry_sergei@example.com", "USD", "0454"),
-    ("bill@example.com", "USD", "1278"),
-    ("steve@example.com", "USD", "1951"),
-    ("mark@example.com", "USD", "7083"),
-    ("jeff@example.com", "USD", "7968"),
-    ("reed@example.com", "USD", "5647"),
-    ("tobias@example.com", "CAD", "8031"),
-    ("jack@example.com", "USD", "3657"),
-    ("moore@example.com", "USD", "3547"),
+    (
+        "larry_sergei@example.com",
+        "USD",
+        "0454",
+        "1600 Amphitheatre Parkway",
+        "Mountain View",
+        "CA",
+        "United States",
+        "94043",
+    ),
+    (
+        "bill@example.com",
+        "USD",
+        "1278",
+        "One Microsoft Way",
+        "Redmond",
+        "WA",
+        "United States",
+        "98052",
+    ),
+    (
+        "steve@example.com",
+        "USD",
+        "1951",
+        "One Apple Park Way",
+        "Cupertino",
+        "CA",
+        "United States",
+        "95014",
+    ),
+    (
+        "mark@example.com",
+        "USD",
+        "7083",
+        "1 Hacker Way",
+        "Menlo Park",
+        "CA",
+        "United States",
+        "94025",
+    ),
+    (
+        "jeff@example.com",
+        "USD",
+        "7968",
+        "410 Terry Ave N",
+        "Seattle",
+        "WA",
+        "United States",
+        "98109",
+    ),
+    (
+        "reed@example.com",
+        "USD",
+        "5647",
+        "100 Winchester Circle",
+        "Los Gatos",
+        "CA",
+        "United States",
+        "95032",
+    ),
+    ("tobias@example.com", "CAD", "8031", "150 Elgin St", "Ottawa", "ON", "Canada", "K2P1L4"),
+    (
+        "jack@example.com",
+        "USD",
+        "3657",
+        "1355 Market St",
+        "San Francisco",
+        "CA",
+        "United States",
+        "94103",
+    ),
+    (
+        "moore@example.com",
+        "USD",
+        "3547",
+        "2200 Mission College Blvd",
+        "Santa Clara",
+        "CA",
+        "United States",
+        "95054",
+    ),
 )
-"""(e-mail, currency, card's last four digits) of the nine people the load generator's
-checkouts pick from (``load-generator/people.json``; ``locustfile.py`` L200, L213)."""
+"""(e-mail, currency, card's last four digits, street, city, state, country, zip) of the
+nine people the load generator's checkouts pick from (``load-generator/people.json``;
+``locustfile.py`` L200, L213)."""
+LOCUST_NODE = "0a58a9f40001"
+"""The node part of the user ids the load generator makes for a checkout
+(``str(uuid.uuid1())``, ``locustfile.py`` L197, L207): its pod's 'MAC address', a
+parameter."""
+CHECKOUT_NODE = "0a58a9f40002"
+"""The node part of checkout's order ids (``uuid.NewUUID()``, ``checkout/main.go`` L309)."""
 AD_KEYS = ("binoculars", "telescopes", "accessories", "assembly", "travel", "books")
 """The ad context keys the load generator sends (``locustfile.py`` L87-L95; its ``None``
 sends no key: the non-targeted request)."""
@@ -106,6 +184,16 @@ class Draw(random.Random):
 _UNIT = 2.0**-53
 
 
+class Sample(Draw):
+    """The draw a renderer makes once, when it is built, to count an occurrence's lines: a
+    stateful speech (a running count) does not advance on it."""
+
+
+def sample(pod: str) -> random.Random:
+    """The generator of the sample occurrence a renderer counts its lines on."""
+    return Sample(f"{pod}|sample".encode())
+
+
 def occurrence(pod: str, ts: float) -> random.Random:
     """The generator of one occurrence's values: a pure function of the pod and the time,
     so every framing of the occurrence draws the same values."""
@@ -117,7 +205,7 @@ def _user(r: random.Random, sessions: Sequence[str]) -> str:
     return sessions[int(r.random() * len(sessions))] if sessions else uuid_text(r)
 
 
-def _person(r: random.Random) -> tuple[str, str, str]:
+def _person(r: random.Random) -> tuple[str, ...]:
     return PEOPLE[int(r.random() * len(PEOPLE))]
 
 
@@ -125,9 +213,11 @@ def _email(r: random.Random) -> str:
     return _person(r)[0]
 
 
-def _checkout(sessions: Sequence[str], r: random.Random) -> list[Said]:
-    user, (email, currency, _) = _user(r, sessions), _person(r)
-    order, tracking = uuid1_text(r, r.random() * 1e9, "0242ac120002"), uuid_text(r)
+def _checkout(r: random.Random) -> list[Said]:
+    email, currency = _person(r)[:2]
+    when = 1.7e9 + r.random() * 1e8  # a v1 UUID's time: only its digits are shown
+    user, order = uuid1_text(r, when, LOCUST_NODE), uuid1_text(r, when, CHECKOUT_NODE)
+    tracking = uuid_text(r)
     items = 1 + int(r.random() * 3)
     shipping = round(8.99 * items, 2)
     total = round(shipping + items * (10 + r.random() * 300), 2)
@@ -186,7 +276,7 @@ def _currency(op: str) -> Speech:
 
 
 def _payment(r: random.Random) -> list[Said]:
-    _, currency, last4 = _person(r)
+    currency, last4 = _person(r)[1:3]
     units, nanos = 10 + int(r.random() * 390), int(r.random() * 100) * 10_000_000
     amount = f'{{"units":{units},"nanos":{nanos},"currencyCode":"{currency}"}}'
     return [
@@ -284,10 +374,58 @@ def _ads(r: random.Random) -> list[Said]:
     return [Said("INFO", T("as.ad.targeted")(f"[{AD_KEYS[pick]}]"))]
 
 
+def _money(currency: str, amount: float) -> str:
+    units, cents = divmod(round(amount * 100), 100)
+    return f'{{ "currencyCode": "{currency}", "units": "{units}", "nanos": {cents * 10_000_000} }}'
+
+
+def _order_result(r: random.Random) -> str:
+    """An ``OrderResult`` as protobuf's C# ``ToString()`` prints it (its JSON formatter's
+    diagnostic form: int64 as strings, a space inside each brace)."""
+    person = _person(r)
+    currency = person[1]
+    street, city, state, country, zip_code = person[3:]
+    items = ", ".join(
+        f'{{ "item": {{ "productId": "{PRODUCTS[int(r.random() * len(PRODUCTS))][0]}", '
+        f'"quantity": {1 + int(r.random() * 10)} }}, '
+        f'"cost": {_money(currency, 10 + r.random() * 300)} }}'
+        for _ in range(1 + int(r.random() * 3))
+    )
+    address = (
+        f'{{ "streetAddress": "{street}", "city": "{city}", "state": "{state}", '
+        f'"country": "{country}", "zipCode": "{zip_code}" }}'
+    )
+    return (
+        f'{{ "orderId": "{uuid1_text(r, 1.7e9 + r.random() * 1e8, CHECKOUT_NODE)}", '
+        f'"shippingTrackingId": "{uuid_text(r)}", "shippingCost": {_money(currency, 8.99)}, '
+        f'"shippingAddress": {address}, "items": [ {items} ] }}'
+    )
+
+
+def _accounting(r: random.Random) -> list[Said]:
+    order = _order_result(r)
+    attrs = (("OrderResult", s(order)),)
+    return [Said("INFO", T("as.ac.order")(order), attrs, T("as.ac.order_format")())]
+
+
+def _fraud_detection() -> Speech:
+    """fraud-detection counts the records it consumed since it started (``main.kt`` L53-L67):
+    the count is this renderer's, one per occurrence, in the order they are rendered."""
+    count = [0]
+
+    def speech(r: random.Random) -> list[Said]:
+        if not isinstance(r, Sample):
+            count[0] += 1
+        order = uuid1_text(r, 1.7e9 + r.random() * 1e8, CHECKOUT_NODE)
+        return [Said("INFO", T("as.fd.consumed")(order, count[0]))]
+
+    return speech
+
+
 def served_speech(app: str, op: str, sessions: Sequence[str] = ()) -> Speech | None:
     """What ``app`` logs for one call of ``op`` it served; None when it logs nothing."""
     fixed: dict[str, Speech] = {
-        "checkout": partial(_checkout, sessions),
+        "checkout": _checkout,
         "payment": _payment,
         "email": _email_sent,
         "quote": _calculated,
@@ -304,6 +442,10 @@ def served_speech(app: str, op: str, sessions: Sequence[str] = ()) -> Speech | N
         return _currency(op)
     if app == "shipping":
         return _ship if "ship" in op.lower() else _quote
+    if app == "accounting":
+        return _accounting
+    if app == "fraud-detection":
+        return _fraud_detection()
     return None
 
 

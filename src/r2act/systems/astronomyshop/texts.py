@@ -246,6 +246,7 @@ TEXTS: tuple[Text, ...] = (
     _t("as.ac.started", "Accounting service started", D + "accounting/Program.cs", 8),
     _t("as.ac.connecting", "Connecting to Kafka: {}", D + "accounting/Consumer.cs", 49),
     _t("as.ac.order", "Order details: {}.", D + "accounting/Log.cs", 13),
+    _t("as.ac.order_format", "Order details: {@OrderResult}.", D + "accounting/Log.cs", 13),
     _t(
         "as.fd.consumed",
         "Consumed record with orderId: {}, and updated total count to: {}",
