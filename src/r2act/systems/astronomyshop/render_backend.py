@@ -16,6 +16,7 @@ import random
 from r2act.schema import LogLine
 from r2act.systems.astronomyshop.errors import cart_storage_detail, js_grpc_error, python_inactive
 from r2act.systems.astronomyshop.logsinks import COLLECTOR, to_stdout
+from r2act.systems.astronomyshop.render_draw import occurrence, sample
 from r2act.systems.astronomyshop.render_formats import (
     dotnet_console,
     log4j_line,
@@ -27,8 +28,6 @@ from r2act.systems.astronomyshop.render_speech import (
     Said,
     Speech,
     failed_speech,
-    occurrence,
-    sample,
     served_speech,
 )
 from r2act.systems.astronomyshop.texts import T

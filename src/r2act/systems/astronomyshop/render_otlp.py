@@ -39,13 +39,12 @@ from r2act.systems.astronomyshop.render_collector import (
     debug_lines,
     s,
 )
+from r2act.systems.astronomyshop.render_draw import occurrence, sample
 from r2act.systems.astronomyshop.render_formats import trace_ids
 from r2act.systems.astronomyshop.render_speech import (
     Said,
     Speech,
     failed_speech,
-    occurrence,
-    sample,
     served_speech,
 )
 from r2act.systems.astronomyshop.texts import T

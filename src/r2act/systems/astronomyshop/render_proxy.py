@@ -24,8 +24,9 @@ import random
 
 from r2act.schema import LogLine
 from r2act.systems.astronomyshop.render_collector import CollectorPod, OtlpRecord, debug_lines, s
+from r2act.systems.astronomyshop.render_data import AD_KEYS, PRODUCTS
+from r2act.systems.astronomyshop.render_draw import occurrence
 from r2act.systems.astronomyshop.render_formats import envoy_access_body, pod_ip, trace_ids
-from r2act.systems.astronomyshop.render_speech import AD_KEYS, PRODUCTS, occurrence
 from r2act.systems.logformats import uuid_text
 from r2act.systems.render import PodIdentity, RequestError, Sized
 

@@ -6,8 +6,8 @@ stdout and the collector, ``logsinks``), each framing it its own way (``render_b
 ``Speech`` draws the occurrence's values and returns its log calls in order, each with
 its level, its message as printed, the body an OTLP exporter sends (the message template,
 for .NET) and its structured attributes. Both framings draw the values from the same
-occurrence generator (``occurrence``), so the stdout line and the collector's copy of one
-call agree.
+generator (``render_draw.occurrence``), so a call's stdout line and its collector copy
+agree.
 """
 
 from __future__ import annotations
@@ -15,123 +15,21 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from hashlib import blake2b
 
 from r2act.systems.astronomyshop.errors import go_http_error
 from r2act.systems.astronomyshop.logsinks import COLLECTOR, STDOUT
 from r2act.systems.astronomyshop.render_collector import d, i, s
+from r2act.systems.astronomyshop.render_data import (
+    AD_KEYS,
+    CHECKOUT_NODE,
+    LOCUST_NODE,
+    PEOPLE,
+    PRODUCTS,
+)
+from r2act.systems.astronomyshop.render_draw import Sample
 from r2act.systems.astronomyshop.render_formats import pod_ip
 from r2act.systems.astronomyshop.texts import T
 from r2act.systems.logformats import uuid1_text, uuid_text
-
-PRODUCTS = (
-    ("OLJCESPC7Z", "National Park Foundation Explorascope"),
-    ("66VCHSJNUP", "Starsense Explorer Refractor Telescope"),
-    ("1YMWWN1N4O", "Eclipsmart Travel Refractor Telescope"),
-    ("L9ECAV7KIM", "Lens Cleaning Kit"),
-    ("2ZYFJ3GM2N", "Roof Binoculars"),
-    ("0PUK6V6EV0", "Solar System Color Imager"),
-    ("LS4PSXUNUM", "Red Flashlight"),
-    ("9SIQT8TOJO", "Optical Tube Assembly"),
-    ("6E92ZMYYFZ", "Solar Filter"),
-    ("HQTGWGPNH4", "The Comet Book"),
-)
-"""(id, name) of the catalogue's rows (``postgresql/init.sql`` L147-L156)."""
-PEOPLE = (
-    (
-        "larry_sergei@example.com",
-        "USD",
-        "0454",
-        "1600 Amphitheatre Parkway",
-        "Mountain View",
-        "CA",
-        "United States",
-        "94043",
-    ),
-    (
-        "bill@example.com",
-        "USD",
-        "1278",
-        "One Microsoft Way",
-        "Redmond",
-        "WA",
-        "United States",
-        "98052",
-    ),
-    (
-        "steve@example.com",
-        "USD",
-        "1951",
-        "One Apple Park Way",
-        "Cupertino",
-        "CA",
-        "United States",
-        "95014",
-    ),
-    (
-        "mark@example.com",
-        "USD",
-        "7083",
-        "1 Hacker Way",
-        "Menlo Park",
-        "CA",
-        "United States",
-        "94025",
-    ),
-    (
-        "jeff@example.com",
-        "USD",
-        "7968",
-        "410 Terry Ave N",
-        "Seattle",
-        "WA",
-        "United States",
-        "98109",
-    ),
-    (
-        "reed@example.com",
-        "USD",
-        "5647",
-        "100 Winchester Circle",
-        "Los Gatos",
-        "CA",
-        "United States",
-        "95032",
-    ),
-    ("tobias@example.com", "CAD", "8031", "150 Elgin St", "Ottawa", "ON", "Canada", "K2P1L4"),
-    (
-        "jack@example.com",
-        "USD",
-        "3657",
-        "1355 Market St",
-        "San Francisco",
-        "CA",
-        "United States",
-        "94103",
-    ),
-    (
-        "moore@example.com",
-        "USD",
-        "3547",
-        "2200 Mission College Blvd",
-        "Santa Clara",
-        "CA",
-        "United States",
-        "95054",
-    ),
-)
-"""(e-mail, currency, card's last four digits, street, city, state, country, zip) of the
-nine people the load generator's checkouts pick from (``load-generator/people.json``;
-``locustfile.py`` L200, L213)."""
-LOCUST_NODE = "0a58a9f40001"
-"""The node part of the user ids the load generator makes for a checkout
-(``str(uuid.uuid1())``, ``locustfile.py`` L197, L207): its pod's 'MAC address', a
-parameter."""
-CHECKOUT_NODE = "0a58a9f40002"
-"""The node part of checkout's order ids (``uuid.NewUUID()``, ``checkout/main.go`` L309)."""
-AD_KEYS = ("binoculars", "telescopes", "accessories", "assembly", "travel", "books")
-"""The ad context keys the load generator sends (``locustfile.py`` L87-L95; its ``None``
-sends no key: the non-targeted request)."""
 
 
 @dataclass(frozen=True)
@@ -153,51 +51,6 @@ class Said:
 
 Speech = Callable[[random.Random], list[Said]]
 """Draws one occurrence's values and returns its log calls, in order."""
-
-
-class Draw(random.Random):
-    """A generator whose bits are a BLAKE2b stream of one key: seeding it costs one hash,
-    where seeding the Mersenne Twister costs its whole state (a hot path: one per line)."""
-
-    def __init__(self, key: bytes) -> None:
-        self._key, self._blocks = key, 0
-        self._pool, self._left = 0, 0
-
-    def seed(self, a: object = None, version: int = 2) -> None:
-        """Unused: a draw is keyed once, at construction."""
-
-    def getrandbits(self, k: int) -> int:
-        while self._left < k:
-            block = blake2b(self._key + self._blocks.to_bytes(4), digest_size=64).digest()
-            self._pool |= int.from_bytes(block) << self._left
-            self._left += 512
-            self._blocks += 1
-        out = self._pool & ((1 << k) - 1)
-        self._pool >>= k
-        self._left -= k
-        return out
-
-    def random(self) -> float:
-        return self.getrandbits(53) * _UNIT
-
-
-_UNIT = 2.0**-53
-
-
-class Sample(Draw):
-    """The draw a renderer makes once, when it is built, to count an occurrence's lines: a
-    stateful speech (a running count) does not advance on it."""
-
-
-def sample(pod: str) -> random.Random:
-    """The generator of the sample occurrence a renderer counts its lines on."""
-    return Sample(f"{pod}|sample".encode())
-
-
-def occurrence(pod: str, ts: float) -> random.Random:
-    """The generator of one occurrence's values: a pure function of the pod and the time,
-    so every framing of the occurrence draws the same values."""
-    return Draw(f"{pod}|{ts!r}".encode())
 
 
 def _user(r: random.Random, sessions: Sequence[str]) -> str:
