@@ -170,6 +170,8 @@ SERVED = (
     ("email", "POST /send_order_confirmation"),
     ("accounting", "Consume"),
     ("fraud-detection", "Consume"),
+    ("product-reviews", "GetProductReviews"),
+    ("product-reviews", "AskProductAIAssistant"),
 )
 OTLP_SERVED = (
     *SERVED,

@@ -65,9 +65,6 @@ def _logger_message_event_id(name: str) -> int:
 
 ACCOUNTING_EVENT = _logger_message_event_id("OrderReceivedMessage")
 """``Log.OrderReceivedMessage``'s event id (``accounting/Log.cs`` L11-L14 sets none)."""
-REC_CALL = ("recommendation_server.py", 47)
-"""The file and line of recommendation's per-call ``logger.info`` (the root format's
-``%(filename)s:%(lineno)d``)."""
 JS_FRAMES = (
     ("callErrorFromStatus", "/app/node_modules/@grpc/grpc-js/build/src/call.js:32:19"),
     ("Object.onReceiveStatus", "/app/node_modules/@grpc/grpc-js/build/src/client.js:193:76"),
@@ -96,12 +93,9 @@ def _stdout_lines(app: str, ts: float, said: Said, trace: tuple[str, str]) -> li
     """One log call as ``app``'s stdout prints it."""
     if app == "cart":
         return dotnet_console("Information", CART_CATEGORY, 0, said.message)
-    if app == "recommendation":
-        return [
-            python_root_line(
-                ts, ("INFO", "main", *REC_CALL), (*trace, True), "recommendation", said.message
-            )
-        ]
+    if app in ("recommendation", "product-reviews"):
+        record = ("INFO", "main", *said.where)
+        return [python_root_line(ts, record, (*trace, True), app, said.message)]
     if app == "accounting":
         return dotnet_console("Information", ACCOUNTING_CATEGORY, ACCOUNTING_EVENT, said.message)
     if app == "ad":

@@ -60,6 +60,7 @@ SCOPES: dict[str, tuple[str, str]] = {
     "shipping": ("opentelemetry-appender-tracing", "0.31.1"),
     "quote": ("monolog", ""),
     "recommendation": ("main", ""),
+    "product-reviews": ("main", ""),
     "ad": ("oteldemo.AdService", ""),
     "accounting": ("Accounting.Consumer", ""),
     "fraud-detection": ("fraud-detection", ""),

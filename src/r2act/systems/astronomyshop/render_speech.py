@@ -44,6 +44,9 @@ class Said:
     """Structured fields as pdata prints them (``Str(x)``, ``Int(1)`` ...)."""
     template: str | None = None
     """The body an OTLP exporter sends when it is not the message (.NET's template)."""
+    where: tuple[str, int] = ("", 0)
+    """The file and line of the log call, for formats that print them (Python's
+    ``%(filename)s:%(lineno)d``)."""
     only: str | None = None
     """``logsinks.STDOUT`` or ``COLLECTOR`` for a call that reaches one of a service's
     sinks only (email's ``puts`` beside its OTLP record); None: every sink it has."""
@@ -217,7 +220,7 @@ def _recommend(r: random.Random) -> list[Said]:
     ids = [p for p, _ in PRODUCTS]
     r.shuffle(ids)
     listed = "[" + ", ".join(f"'{p}'" for p in ids[:5]) + "]"
-    return [Said("INFO", T("as.re.list")(listed))]
+    return [Said("INFO", T("as.re.list")(listed), where=("recommendation_server.py", 47))]
 
 
 def _ads(r: random.Random) -> list[Said]:
@@ -275,6 +278,25 @@ def _fraud_detection() -> Speech:
     return speech
 
 
+_PR = "product_reviews_server.py"
+QUESTION = "Can you summarize the product reviews?"
+"""The question the load generator asks the AI assistant (``locustfile.py`` L152)."""
+
+
+def _reviews(op: str) -> Speech:
+    """product-reviews' first line per call (``product_reviews_server.py`` L92, L104). The
+    per-review lines it logs next (L127) print the reviews' own text from the database,
+    which is not reproduced here."""
+
+    def speech(r: random.Random) -> list[Said]:
+        pid = PRODUCTS[int(r.random() * len(PRODUCTS))][0]
+        if op == "AskProductAIAssistant":
+            return [Said("INFO", T("as.pr.ask")(pid, QUESTION), where=(_PR, 104))]
+        return [Said("INFO", T("as.pr.reviews")(pid), where=(_PR, 92))]
+
+    return speech
+
+
 def served_speech(app: str, op: str, sessions: Sequence[str] = ()) -> Speech | None:
     """What ``app`` logs for one call of ``op`` it served; None when it logs nothing."""
     fixed: dict[str, Speech] = {
@@ -295,6 +317,8 @@ def served_speech(app: str, op: str, sessions: Sequence[str] = ()) -> Speech | N
         return _currency(op)
     if app == "shipping":
         return _ship if "ship" in op.lower() else _quote
+    if app == "product-reviews":
+        return _reviews(op)
     if app == "accounting":
         return _accounting
     if app == "fraud-detection":

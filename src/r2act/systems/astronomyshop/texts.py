@@ -182,6 +182,19 @@ TEXTS: tuple[Text, ...] = (
         _REC,
         95,
     ),
+    # --- product-reviews (Python logging: the same two handlers as recommendation) -----
+    _t(
+        "as.pr.reviews",
+        "Receive GetProductReviews for product id:{}",
+        D + "product-reviews/product_reviews_server.py",
+        92,
+    ),
+    _t(
+        "as.pr.ask",
+        "Receive AskProductAIAssistant for product id:{}, question: {}",
+        D + "product-reviews/product_reviews_server.py",
+        104,
+    ),
     # grpcio's server: a handler's exception, logged on grpc._server (the root handler)
     _t("as.grpcio.exception", "Exception calling application: {err}", _GRPCIO + "_server.py"),
     _t("as.py.traceback", "Traceback (most recent call last):", _CPYTHON),
