@@ -365,3 +365,16 @@ def test_the_dialled_address_of_a_config_fault_is_the_one_printed() -> None:
 
     assert "203.0.113.9:8080: i/o timeout" in go_grpc_error("dns_random@203.0.113.9:8080", "cart")
     assert js_grpc_error("unavailable@10.1.2.3:8080", "cart")[2].endswith("10.1.2.3:8080")
+
+
+def test_python_records_carry_the_call_site() -> None:
+    """The Python SDK's handler adds where the log call is; the root format prints it too."""
+    stdout: list[LogLine] = []
+    collector: list[LogLine] = []
+    _render(RENDERERS.served(FakePod("recommendation"), "ListRecommendations"), stdout)
+    made = COLLECTOR_RENDERERS.served(FakePod("recommendation"), COLLECTOR, "ListRecommendations")
+    _render(made, collector)
+    assert "[recommendation_server.py:47]" in stdout[0].line
+    lines = {x.line for x in collector}
+    assert "     -> code.lineno: Int(47)" in lines
+    assert "     -> code.function: Str(ListRecommendations)" in lines

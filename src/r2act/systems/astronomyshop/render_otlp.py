@@ -37,6 +37,7 @@ from r2act.systems.astronomyshop.render_collector import (
     CollectorPod,
     OtlpRecord,
     debug_lines,
+    i,
     s,
 )
 from r2act.systems.astronomyshop.render_draw import occurrence, sample
@@ -82,9 +83,34 @@ def _severity(app: str, level: str) -> tuple[str, int]:
     return level, SEVERITY[level]
 
 
+PYTHON_FUNCTIONS = {
+    ("recommendation_server.py", 47): "ListRecommendations",
+    ("recommendation_server.py", 172): "<module>",
+    ("product_reviews_server.py", 92): "GetProductReviews",
+    ("product_reviews_server.py", 104): "AskProductAIAssistant",
+}
+"""The function each Python log call is in (``record.funcName``)."""
+
+
+def _code_attributes(said: Said) -> tuple[tuple[str, str], ...]:
+    """What the Python SDK's LoggingHandler adds to a record: where the call is
+    (``code.filepath``, ``code.function``, ``code.lineno``; the image's ``WORKDIR /app``,
+    ``recommendation/Dockerfile`` L21)."""
+    filename, line = said.where
+    function = PYTHON_FUNCTIONS.get(said.where, "<module>")
+    return (
+        ("code.filepath", s("/app/" + filename)),
+        ("code.function", s(function)),
+        ("code.lineno", i(line)),
+    )
+
+
 def record_of(app: str, pod: str, said: Said, trace: tuple[str, str]) -> OtlpRecord:
     """The OTLP record ``app``'s SDK exports for one log call."""
     text, number = _severity(app, said.level)
+    attributes = said.attributes
+    if said.where[0].endswith(".py"):
+        attributes = (*attributes, *_code_attributes(said))
     return OtlpRecord(
         service=app,
         pod=pod,
@@ -92,7 +118,7 @@ def record_of(app: str, pod: str, said: Said, trace: tuple[str, str]) -> OtlpRec
         severity=text,
         level=number,
         body=said.template or said.message,
-        attributes=said.attributes,
+        attributes=attributes,
         trace=(*trace, 1 if trace[0] else 0),
     )
 

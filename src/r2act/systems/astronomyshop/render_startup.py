@@ -50,7 +50,7 @@ def _own(app: str) -> list[Said]:
     if app == "payment":
         return [Said("INFO", T("as.pa.started")(f"0.0.0.0:{PORT}"))]
     if app == "recommendation":
-        return [Said("INFO", T("as.re.started")(PORT))]
+        return [Said("INFO", T("as.re.started")(PORT), where=("recommendation_server.py", 172))]
     if app == "ad":
         return [Said("INFO", T("as.ad.starting")()), Said("INFO", T("as.ad.started")(PORT))]
     if app == "cart":
