@@ -210,7 +210,10 @@ def test_a_served_call_prints_its_records_on_the_collector(app: str, op: str) ->
     n = _render(COLLECTOR_RENDERERS.served(FakePod(app), COLLECTOR, op), out)
     assert n == len(out) > 0
     assert {x.pod for x in out} == {COLLECTOR.pod}
-    assert f"     -> service.name: Str({app})" in {x.line for x in out}
+    lines = {x.line for x in out}
+    assert f"     -> service.name: Str({app})" in lines
+    assert f"     -> k8s.pod.name: Str({FakePod(app).pod})" in lines
+    assert f"     -> host.name: Str({COLLECTOR.pod})" in lines  # the detector's, overriding
     assert not unexplained_collector(out)
 
 

@@ -108,15 +108,17 @@ def _go_second(sec: int) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _head(service: str, pod: str, scope: tuple[str, str]) -> tuple[str, ...]:
+def _head(service: str, pod: str, scope: tuple[str, str], host: str) -> tuple[str, ...]:
     """The lines before a record's own (resource and scope), the same for every record a
-    pod exports under one scope."""
+    pod exports under one scope. ``host.name`` and ``os.type`` are the collector's own:
+    ``resourcedetection``'s system detector reads the host it runs on and overrides by
+    default."""
     attr = T("as.otel.attribute")
     deployment = pod.rsplit("-", 2)[0]
     resource = (
         ("service.name", s(service)),
         ("service.namespace", s("otel-demo")),
-        ("host.name", s(pod)),
+        ("host.name", s(host)),
         ("os.type", s("linux")),
         ("k8s.namespace.name", s(NAMESPACE)),
         ("k8s.pod.name", s(pod)),
@@ -137,12 +139,13 @@ def _head(service: str, pod: str, scope: tuple[str, str]) -> tuple[str, ...]:
     )
 
 
-def debug_text(ts: float, observed: float, record: OtlpRecord) -> list[str]:
-    """The ``otlptext`` lines of one record (the detailed verbosity's message)."""
+def debug_text(ts: float, observed: float, record: OtlpRecord, host: str = "") -> list[str]:
+    """The ``otlptext`` lines of one record (the detailed verbosity's message), as the
+    collector on ``host`` prints it."""
     attr = T("as.otel.attribute")
     level = record.level
     lines = [
-        *_head(record.service, record.pod, record.scope),
+        *_head(record.service, record.pod, record.scope, host),
         T("as.otel.observed")(pdata_time(observed)),
         T("as.otel.timestamp")(pdata_time(ts)),
         T("as.otel.severity_text")(record.severity),
@@ -177,7 +180,7 @@ def debug_lines(
     line, then the record's block (its first line stamped, the fields after the last)."""
     at = ts + export_delay
     stamp = iso_millis(at)
-    body = debug_text(ts, ts + export_delay / 2, record)
+    body = debug_text(ts, ts + export_delay / 2, record, collector.pod)
     body[0] = f"{stamp}\tinfo\t{body[0]}"
     body.append(_TAIL)
     pod, container, app = collector.pod, collector.container, collector.app
