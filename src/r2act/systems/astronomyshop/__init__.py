@@ -19,6 +19,7 @@ from __future__ import annotations
 from r2act.systems.astronomyshop.catalogue import CELLS
 from r2act.systems.astronomyshop.flags import FLAGS_2_2_0
 from r2act.systems.astronomyshop.policy import RULES
+from r2act.systems.astronomyshop.renderers import RENDERERS
 from r2act.systems.astronomyshop.runtime import (
     FLAG_CONFIG_MAP,
     FLAG_DEPLOYMENT,
@@ -29,6 +30,8 @@ from r2act.systems.astronomyshop.runtime import (
     STARTUP_S,
 )
 from r2act.systems.astronomyshop.shop import PROBE_FORMS, PRODUCTS
+from r2act.systems.astronomyshop.steps import ERROR_STEPS
+from r2act.systems.astronomyshop.texts import TEXTS
 from r2act.systems.astronomyshop.topology import ASTRONOMY_SHOP, CHART_VERSION, VERSION
 from r2act.systems.astronomyshop.traffic import (
     REDIRECTS,
@@ -57,6 +60,9 @@ SYSTEM = System(
     redirects=REDIRECTS,
     route_calls=ROUTE_CALLS,
     service_ms=SERVICE_MS,
+    texts=TEXTS,
+    renderers=RENDERERS,
+    error_steps=ERROR_STEPS,
     images=IMAGES,
     startup_s=STARTUP_S,
     probes=PROBES,

@@ -1,0 +1,232 @@
+"""What the Astronomy Shop's services print on their own stdout, per call and failed call.
+
+Only services whose set-up writes to the container's stream print here (``logsinks``):
+cart (the .NET console logger), ad and fraud-detection (log4j's console appender),
+recommendation (the root handler of the logging instrumentation), email (its ``puts``)
+and the frontend (Next.js' ``console.error`` of a failed API handler). checkout,
+product-catalog, currency, shipping and quote log through OTLP only, so their pods print
+nothing per call; their records are the collector's (``render_otlp``). What each call
+says is ``render_speech``'s; this module frames it.
+"""
+
+from __future__ import annotations
+
+import random
+
+from r2act.schema import LogLine
+from r2act.systems.astronomyshop.errors import cart_storage_detail, js_grpc_error, python_inactive
+from r2act.systems.astronomyshop.logsinks import COLLECTOR, to_stdout
+from r2act.systems.astronomyshop.render_draw import occurrence, sample
+from r2act.systems.astronomyshop.render_formats import (
+    dotnet_console,
+    log4j_line,
+    python_root_line,
+    rack_time,
+    trace_ids,
+)
+from r2act.systems.astronomyshop.render_speech import (
+    Said,
+    Speech,
+    failed_speech,
+    served_speech,
+)
+from r2act.systems.astronomyshop.texts import T
+from r2act.systems.render import PodIdentity, Render, Sized
+
+new = tuple.__new__
+"""``tuple.__new__``: builds a ``LogLine`` without the NamedTuple constructor's extra frame."""
+STEP_S = 0.0007
+"""Seconds between two log calls of one occurrence (a parameter: no source states it)."""
+CART_CATEGORY = "cart.cartstore.ValkeyCartStore"
+"""The category of ``ILogger<ValkeyCartStore>`` (``cart/src/Program.cs`` L44; the class's
+namespace, ``ValkeyCartStore.cs`` L13)."""
+GRPC_CATEGORY = "Grpc.AspNetCore.Server.ServerCallHandler"
+GRPC_ERROR_EVENT = 7
+"""grpc-dotnet's ``ErrorStatusCodeRaised`` event (category and id, ``ServerCallHandlerLog.cs``)."""
+AD_LOGGER = "oteldemo.AdService"
+"""``LogManager.getLogger(AdService.class)`` (``AdService.java`` L53), as ``%logger{36}``."""
+FRAUD_LOGGER = "fraud-detection"
+"""``LogManager.getLogger(groupID)`` (``fraud-detection/.../main.kt`` L27, L29)."""
+ACCOUNTING_CATEGORY = "Accounting.Consumer"
+"""The category of ``ILogger<Consumer>`` (``accounting/Consumer.cs`` L37; namespace
+``Accounting``)."""
+
+
+def _logger_message_event_id(name: str) -> int:
+    """The event id the ``[LoggerMessage]`` source generator gives a method that names none:
+    a hash of its name (FNV-1a, made non-negative). An assumption: the generator is not in
+    the reference (dotnet/runtime, ``LoggerMessageGenerator.Parser.cs``)."""
+    h = 2166136261
+    for ch in name:
+        h = ((ord(ch) ^ h) * 16777619) & 0xFFFFFFFF
+    signed = h - (1 << 32) if h >= 1 << 31 else h
+    return abs(signed)
+
+
+ACCOUNTING_EVENT = _logger_message_event_id("OrderReceivedMessage")
+"""``Log.OrderReceivedMessage``'s event id (``accounting/Log.cs`` L11-L14 sets none)."""
+JS_FRAMES = (
+    ("callErrorFromStatus", "/app/node_modules/@grpc/grpc-js/build/src/call.js:32:19"),
+    ("Object.onReceiveStatus", "/app/node_modules/@grpc/grpc-js/build/src/client.js:193:76"),
+)
+JS_CALL_FRAME = (
+    "ServiceClientImpl.makeUnaryRequest",
+    "/app/node_modules/@grpc/grpc-js/build/src/client.js:161:32",
+)
+"""The stack grpc-js gives a failed unary call's error: the frames where the status becomes
+an error, then ``for call at`` and the caller's frame (an assumption: grpc-js is not in the
+reference; the file:line:column are those of its 1.x build under the image's ``/app``)."""
+
+
+def _frame(template_lines: list[str], logger: PodIdentity) -> Render:
+    """A renderer for fixed lines (no per-occurrence values)."""
+    pod, container, app = logger.pod, logger.container, logger.app
+
+    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        for k, line in enumerate(template_lines):
+            out.append(new(LogLine, (ts + k * STEP_S, pod, container, app, line)))
+
+    return render
+
+
+def _stdout_lines(app: str, ts: float, said: Said, trace: tuple[str, str]) -> list[str]:
+    """One log call as ``app``'s stdout prints it."""
+    if app == "cart":
+        return dotnet_console("Information", CART_CATEGORY, 0, said.message)
+    if app in ("recommendation", "product-reviews"):
+        record = ("INFO", "main", *said.where)
+        return [python_root_line(ts, record, (*trace, True), app, said.message)]
+    if app == "accounting":
+        return dotnet_console("Information", ACCOUNTING_CATEGORY, ACCOUNTING_EVENT, said.message)
+    if app == "ad":
+        return [log4j_line(ts, AD_LOGGER, said.message, (*trace, "01"))]
+    if app == "fraud-detection":
+        return [log4j_line(ts, FRAUD_LOGGER, said.message, (*trace, "01"))]
+    if "%(time)s" in said.message:  # Rack's access line: the time is the line's own
+        return [said.message.replace("%(time)s", rack_time(ts))]
+    return [said.message]
+
+
+def stdout_renderer(logger: PodIdentity, speech: Speech) -> Sized:
+    """(lines, renderer) of one occurrence of ``speech`` on the pod's own stdout."""
+    pod, container, app = logger.pod, logger.container, logger.app
+    sampled = [x for x in speech(sample(pod)) if x.only != COLLECTOR]
+    lines = sum(len(_stdout_lines(app, 0.0, x, ("", ""))) for x in sampled)
+
+    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        draw = occurrence(pod, ts)
+        trace = trace_ids(draw)
+        k = 0
+        for said in speech(draw):
+            if said.only == COLLECTOR:
+                continue
+            t = ts + k * STEP_S
+            for line in _stdout_lines(app, t, said, trace):
+                out.append(new(LogLine, (t, pod, container, app, line)))
+            k += 1
+
+    return lines, render
+
+
+def served_renderer(logger: PodIdentity, op: str) -> Sized | None:
+    """(lines, renderer) for one call ``logger``'s service served; None when its stdout
+    holds nothing for it."""
+    if not to_stdout(logger.app):
+        return None
+    speech = served_speech(logger.app, op, logger.sessions)
+    if speech is None:
+        return None
+    made = stdout_renderer(logger, speech)
+    return made if made[0] else None
+
+
+def error_renderer(logger: PodIdentity, callee: str, kind: str) -> Sized | None:
+    """(lines, renderer) for a failed call ``logger``'s service made to ``callee``, on its
+    stdout: the frontend's ``console.error`` of the gRPC error, cart's grpc-dotnet line."""
+    app = logger.app
+    if app == "frontend":
+        lines = frontend_error_lines(kind, callee)
+        return len(lines), _frame(lines, logger)
+    if app == "cart" and callee == "valkey-cart":
+        message = T("as.dotnet.rpc_error")("FailedPrecondition", cart_storage_detail())
+        lines = dotnet_console("Information", GRPC_CATEGORY, GRPC_ERROR_EVENT, message)
+        return len(lines), _frame(lines, logger)
+    if app == "recommendation" and callee == "product-catalog":
+        lines = recommendation_traceback(kind)
+        return len(lines), _traceback_renderer(lines, logger)
+    if not to_stdout(app):
+        return None
+    speech = failed_speech(app, callee, kind)
+    return stdout_renderer(logger, speech) if speech is not None else None
+
+
+GRPCIO = "/venv/lib/python3.12/site-packages/grpc/"
+"""grpcio in recommendation's image (``python:3.12-alpine3.22``, its ``/venv``: Dockerfile
+L5, L12)."""
+GRPCIO_LOG_CALL = ("_server.py", 697)
+"""Where grpcio's ``_LOGGER.exception`` is, as the root format prints it."""
+
+
+def recommendation_traceback(kind: str) -> list[str]:
+    """What grpcio's server logs (``grpc._server``, through the root handler) when
+    ``ListRecommendations`` raises because its catalog call failed: the handler catches
+    nothing (``recommendation_server.py`` L43-L56, L93-L96). An assumption in part: grpcio
+    is not in the reference, so its frames' line numbers are those of its 1.7x sources,
+    and the OpenTelemetry interceptors' own frames are left out."""
+    error = python_inactive(kind, "product-catalog")
+    frame = T("as.py.frame")
+    return "\n".join(
+        (
+            T("as.grpcio.exception")(error),
+            T("as.py.traceback")(),
+            frame(GRPCIO + "_server.py", 610, "_call_behavior"),
+            T("as.grpcio.frame_behavior")(),
+            frame("/app/recommendation_server.py", 44, "ListRecommendations"),
+            T("as.re.frame_list")(),
+            frame("/app/recommendation_server.py", 95, "get_product_list"),
+            T("as.re.frame_products")(),
+            frame(GRPCIO + "_interceptor.py", 277, "__call__"),
+            T("as.grpcio.frame_interceptor")(),
+            frame(GRPCIO + "_channel.py", 1181, "__call__"),
+            T("as.grpcio.frame_call")(),
+            frame(GRPCIO + "_channel.py", 1006, "_end_unary_response_blocking"),
+            T("as.grpcio.frame_raise")(),
+            T("as.grpcio.raised")(error),
+        )
+    ).split("\n")
+
+
+def _traceback_renderer(lines: list[str], logger: PodIdentity) -> Render:
+    """The traceback with the root format's prefix on its first line (logging appends the
+    exception's text after the message, unformatted)."""
+    pod, container, app = logger.pod, logger.container, logger.app
+    record = ("ERROR", "grpc._server", *GRPCIO_LOG_CALL)
+
+    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        trace = trace_ids(occurrence(pod, ts))
+        first = python_root_line(ts, record, (*trace, True), app, lines[0])
+        out.append(new(LogLine, (ts, pod, container, app, first)))
+        for line in lines[1:]:
+            out.append(new(LogLine, (ts, pod, container, app, line)))
+
+    return render
+
+
+def frontend_error_lines(kind: str, callee: str) -> list[str]:
+    """What Next.js' ``console.error(err)`` prints for a grpc-js error thrown out of an API
+    handler (the handlers catch nothing, ``pages/api/*.ts``): ``util.inspect`` of the
+    error, its stack, then its own properties."""
+    number, name, details = js_grpc_error(kind, callee)
+    frame = T("as.fe.frame")
+    last = frame(*JS_CALL_FRAME)
+    quoted = "'" + details.replace("'", "\\'").replace("\n", "\\n").replace("\t", "\\t") + "'"
+    return [
+        *T("as.fe.grpc_error")(number, name, details).split("\n"),
+        *(frame(*f) for f in JS_FRAMES),
+        T("as.fe.for_call")(),
+        T("as.fe.props_open")(last),
+        T("as.fe.prop")("code", number),
+        T("as.fe.prop")("details", quoted),
+        T("as.fe.prop_last")("metadata", T("as.fe.metadata")("{}", "{}")),
+        T("as.fe.props_close")(),
+    ]
