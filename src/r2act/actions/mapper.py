@@ -121,7 +121,7 @@ def first_flag(service: str, topology: Topology) -> str | None:
     flag of ``service`` in its system's flag-file order (else the first flag it reads).
 
     The pair (service, feature_flag) does not say which flag is on, so wherever a service
-    has several (the Astronomy Shop's ad has three) this guess is wrong for the others: the
+    has several (one Astronomy Shop service reads three) this guess is wrong for the others: the
     mapper's price for knowing only the pair, as for an HTTP rule's route."""
     # The registry imports every installed system: loaded on first use (as in the policy).
     from r2act.systems import system_of

@@ -36,16 +36,16 @@ CHAOS_KINDS: Final = frozenset(
     }
 )
 """Kinds whose events are provenance (the chaos-mesh.org API group, and r2act's ConfigFault
-and FlagFault; the rollout a ConfigFault causes is the Deployment's, and flagd's restart
-after a FlagFault is flagd's, which operators see, so not these)."""
+and FlagFault; the rollout a ConfigFault causes is the Deployment's, and the flag
+service's restart after a FlagFault is that Deployment's, which operators see, so not these)."""
 
 INJECTION_PATHS: Final = MappingProxyType(
     {CONFIG_FAULT_KIND: "deployment-patch", FLAG_FAULT_KIND: FLAG_FAULT_INJECTION_PATH}
 )
 """How each r2act-made kind reaches the cluster, as provenance records it: a ConfigFault
 patches one Deployment's pod template; a FlagFault edits the flag ConfigMap and restarts
-the flag-serving Deployment (``configmap+restart``: flagd-ui's write API is the other path
-the issue names, and a flagd restart undoes only that one, so the path must be known)."""
+the flag-serving Deployment (``configmap+restart``: the flag service's own write API is
+the other path, and a restart of the flag service undoes only that one, so the path must be known)."""
 
 
 def injection_path(kind: str) -> str:
