@@ -21,7 +21,8 @@ just under it), tagged ``invalid_scope`` (a field of the right plan that does no
 
 For a feature flag, the near miss is the revert of another flag the service reads
 (``invalid_scope``: the flag turned on stays on), then a restart of the service
-(``wrong_operation``: the flag service still serves the flag, so the new pod reads the same variant).
+(``wrong_operation``: the flag service still serves the flag, so the new pod reads the
+same variant).
 
 Candidates are tried in that order and a candidate any valid pattern accepts is skipped
 (the next one in the fault type's list takes its place), so P- never contradicts P+ under
@@ -194,8 +195,8 @@ def _candidates(
     elif fault == FaultType.FEATURE_FLAG:
         yield _wrong_operation(
             RestartService(operation="restart_service", target=service),
-            "The flag service still serves the flag: the new pod asks it on its next call and gets the "
-            "same variant.",
+            "The flag service still serves the flag: the new pod asks it on its next call and "
+            "gets the same variant.",
         )
         if blamed is not None:
             yield _wrong_target(

@@ -45,7 +45,8 @@ INJECTION_PATHS: Final = MappingProxyType(
 """How each r2act-made kind reaches the cluster, as provenance records it: a ConfigFault
 patches one Deployment's pod template; a FlagFault edits the flag ConfigMap and restarts
 the flag-serving Deployment (``configmap+restart``: the flag service's own write API is
-the other path, and a restart of the flag service undoes only that one, so the path must be known)."""
+the other path, and a restart of the flag service undoes only that one, so the path must be
+known)."""
 
 
 def injection_path(kind: str) -> str:
