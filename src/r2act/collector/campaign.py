@@ -314,9 +314,13 @@ def _collect_locked(
                         collector = replace(collector, cluster=target.cluster)
                     observer.incident_started(incident_id)
                     directory = raw / incident_id
-                    result = IncidentRun(collector, item.incident, item.chaos, directory).run()
+                    run = IncidentRun(
+                        collector, item.incident, item.chaos, directory, keep_logs=plan.judge
+                    )
+                    result = run.run()
                     if plan.judge:
-                        result = judged(result, directory)
+                        result = judged(result, directory, run.written)
+                    del run  # its log lines: one incident's, never a campaign's
                     rounds.record(result)
                     summary.results.append(result)
                     observer.incident_finished(result)
