@@ -42,6 +42,7 @@ from r2act.collector.context import (
     Provenance,
 )
 from r2act.collector.fresh import IncidentCluster, positions_of
+from r2act.collector.gc_passes import fewer_gc_passes
 from r2act.collector.guard import CleanupGuard, Interrupted
 from r2act.collector.lifecycle import Collector, IncidentRun, leftovers_message
 from r2act.collector.retrying import call_with_retry
@@ -234,7 +235,7 @@ def collect(
         ledger_module.check_out_dir(run_dir)
         resume.check_writable(run_dir)
         cleanup = cleanup_command(plan.manifest_path, run_dir, plan.manifest)
-        with ledger_module.run_lock(run_dir, "collect"):
+        with ledger_module.run_lock(run_dir, "collect"), fewer_gc_passes():
             ledger_module.refuse_if_pending(run_dir, cleanup)
             run_id = ledger_module.run_id(run_dir, "collect")
             _collect_locked(
