@@ -188,13 +188,21 @@ class Background:
 
     def __init__(self, params: MetricBackground, seed: int) -> None:
         self.params, self.seed = params, seed
+        self._runtimes: dict[str, Runtime] = {}
+
+    def _runtime(self, language: str) -> Runtime:
+        """``params.runtime(language)``, looked up once per language (asked per sample)."""
+        found = self._runtimes.get(language)
+        if found is None:
+            found = self._runtimes[language] = self.params.runtime(language)
+        return found
 
     def _alloc_mib_s(self, runtime: Runtime, load: ContainerLoad) -> float:
         return (runtime.idle_alloc_kib_s + runtime.alloc_kib_per_call * load.calls_s) / 1024
 
     def gc_cycle_s(self, load: ContainerLoad) -> float | None:
         """Seconds between two collections of the container; None without a collector."""
-        runtime = self.params.runtime(load.language)
+        runtime = self._runtime(load.language)
         if runtime.cycle_heap_share <= 0.0:
             return None
         live_mib = runtime.live_heap_share * load.working_set / 2**20
@@ -204,7 +212,7 @@ class Background:
 
     def gc_ms(self, load: ContainerLoad) -> float:
         """CPU (ms) of one collection: proportional to the live heap it marks."""
-        runtime = self.params.runtime(load.language)
+        runtime = self._runtime(load.language)
         return runtime.mark_ms_per_mib * runtime.live_heap_share * load.working_set / 2**20
 
     def throttled_per_s(self, load: ContainerLoad) -> float:
@@ -263,7 +271,7 @@ class Background:
     def working_set(self, load: ContainerLoad, pod: str, instance: int, t: float) -> float:
         """The working set at ``t``: the peak minus the part the last collection gave back
         and the heap has not regrown yet, minus allocator churn (never above the peak)."""
-        runtime = self.params.runtime(load.language)
+        runtime = self._runtime(load.language)
         peak = load.working_set
         below = self.params.working_set_jitter * unit(self.seed, "bg-ws", pod, instance, t // 15)
         cycle = self.gc_cycle_s(load)
