@@ -321,7 +321,7 @@ def _collect_locked(
                     result = run.run()
                     if plan.judge:
                         result = judged(result, directory, run.written)
-                    del run  # its log lines: one incident's, never a campaign's
+                    run.written.clear()  # one incident's lines, never a campaign's
                     rounds.record(result)
                     summary.results.append(result)
                     observer.incident_finished(result)
