@@ -48,6 +48,9 @@ class LogSource:
     def __init__(self, topology: Topology, seed: int, users: int, scale: float) -> None:
         self.topology, self.seed, self.users, self.scale = topology, seed, users, scale
         self._loggers: dict[str, PodLogger] = {}
+        self._generator = random.Random()
+        """Re-seeded for every (pod, bucket piece): the same draws as a fresh generator of
+        that seed, without building one each time (the renderers use it only while called)."""
 
     def logger(self, line: PodTimeline) -> PodLogger:
         """The pod's logger (templates filled once)."""
@@ -103,7 +106,8 @@ class LogSource:
         self, line: PodTimeline, key: tuple[int, int], lo: float, hi: float, scene: Scene
     ) -> list[LogLine]:
         logger = self.logger(line)
-        r = random.Random(key_int(self.seed, "logs", line.pod.name, *key))
+        r = self._generator
+        r.seed(key_int(self.seed, "logs", line.pod.name, *key))
         out: list[LogLine] = []
         view = scene.services.get(line.pod.app)
         ready = view.ready if view is not None else []

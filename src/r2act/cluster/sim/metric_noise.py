@@ -30,7 +30,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 
-from r2act.cluster.sim.seeding import rng, unit
+from r2act.cluster.sim.seeding import key_int, unit
 from r2act.schema import NoiseLevel
 
 CFS_PERIOD_S = 0.1
@@ -189,6 +189,14 @@ class Background:
     def __init__(self, params: MetricBackground, seed: int) -> None:
         self.params, self.seed = params, seed
         self._runtimes: dict[str, Runtime] = {}
+        self._generator = random.Random()
+
+    def _draws(self, stream: str, key: object) -> random.Random:
+        """``seeding.rng(seed, stream, key)``: the same draws, from one generator re-seeded
+        (building a Mersenne Twister per sample cost more than the sample). Valid until the
+        next call: each draw below is used up before another is asked for."""
+        self._generator.seed(key_int(self.seed, stream, key))
+        return self._generator
 
     def _runtime(self, language: str) -> Runtime:
         """``params.runtime(language)``, looked up once per language (asked per sample)."""
@@ -238,7 +246,7 @@ class Background:
     def cpu_cores(self, expected: float, idle: float, load: ContainerLoad, key: object) -> float:
         """One scrape of ``rate(cpu[1m])``: idle jitter, a Poisson count of the window's
         calls and the collections that fell in it, capped at the limit."""
-        draw = rng(self.seed, "bg-cpu", key)
+        draw = self._draws("bg-cpu", key)
         busy = max(0.0, expected - idle)
         mean_calls = load.calls_s * RATE_WINDOW_S
         if mean_calls > 0:
@@ -256,12 +264,12 @@ class Background:
         """A counter's ``rate[1m]`` when its increments are independent events."""
         if per_s <= 0.0:
             return 0.0
-        draw = rng(self.seed, "bg-count", key)
+        draw = self._draws("bg-count", key)
         return poisson(draw, per_s * RATE_WINDOW_S) / RATE_WINDOW_S
 
     def network_rate(self, base: float, per_call: float, load: ContainerLoad, key: object) -> float:
         """Bytes/s over a rate window: Poisson calls times message sizes that vary."""
-        draw = rng(self.seed, "bg-net", key)
+        draw = self._draws("bg-net", key)
         mean = load.calls_s * RATE_WINDOW_S
         calls = poisson(draw, mean)
         size = 1.0 + self.params.message_size_cv * draw.gauss(0.0, 1.0) / math.sqrt(max(1, calls))
