@@ -42,6 +42,7 @@ from r2act.collector.context import (
     Provenance,
 )
 from r2act.collector.fresh import IncidentCluster, positions_of
+from r2act.collector.gc_passes import fewer_gc_passes
 from r2act.collector.guard import CleanupGuard, Interrupted
 from r2act.collector.lifecycle import Collector, IncidentRun, leftovers_message
 from r2act.collector.retrying import call_with_retry
@@ -235,7 +236,7 @@ def collect(
         ledger_module.check_out_dir(run_dir)
         resume.check_writable(run_dir)
         cleanup = cleanup_command(plan.manifest_path, run_dir, plan.manifest)
-        with ledger_module.run_lock(run_dir, "collect"):
+        with ledger_module.run_lock(run_dir, "collect"), fewer_gc_passes():
             ledger_module.refuse_if_pending(run_dir, cleanup)
             run_id = ledger_module.run_id(run_dir, "collect")
             _collect_locked(
@@ -315,9 +316,13 @@ def _collect_locked(
                         collector = replace(collector, cluster=target.cluster)
                     observer.incident_started(incident_id)
                     directory = raw / incident_id
-                    result = IncidentRun(collector, item.incident, item.chaos, directory).run()
+                    run = IncidentRun(
+                        collector, item.incident, item.chaos, directory, keep_logs=plan.judge
+                    )
+                    result = run.run()
                     if plan.judge:
-                        result = judged(result, directory)
+                        result = judged(result, directory, run.written)
+                    run.written.clear()  # one incident's lines, never a campaign's
                     rounds.record(result)
                     summary.results.append(result)
                     observer.incident_finished(result)

@@ -10,6 +10,7 @@ such an incident is worth. Disk errors, safety refusals and signals end the camp
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -40,6 +41,7 @@ from r2act.errors import (
     PermanentClusterError,
     SafetyError,
 )
+from r2act.quality_gate.evidence import WrittenLogs
 from r2act.schema import PHASES, ChaosRef, Phase, PlannedIncident, TimeWindow
 from r2act.schema.rawstore import LOG_FORMATS, file_digests
 
@@ -98,6 +100,8 @@ class IncidentRun:
         incident: PlannedIncident,
         chaos: Mapping[str, Any],
         directory: Path,
+        *,
+        keep_logs: bool = False,
     ) -> None:
         self.c = collector
         self.cluster = collector.cluster
@@ -112,6 +116,10 @@ class IncidentRun:
         self.windows: dict[Phase, TimeWindow] = {}
         self.timer = snapshot.Timer()
         self.log_records = 0
+        self.written: dict[Phase, WrittenLogs] = {}
+        """With ``keep_logs``, each phase's log lines as written, for judging the incident
+        without parsing them back."""
+        self._keep_logs = keep_logs
         self._sleep = collector.settings.backoff_sleep or self.clock.sleep
 
     def run(self) -> IncidentResult:
@@ -229,6 +237,7 @@ class IncidentRun:
             settings=self.c.settings,
             call=call,
             timer=self.timer,
+            keep=functools.partial(self.written.__setitem__, phase) if self._keep_logs else None,
         )
 
     def _inject(self) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,17 +31,23 @@ from r2act.campaigns.quotas import SpareCount, count_spares, is_spare, next_roun
 from r2act.collector import layout
 from r2act.collector.context import IncidentResult
 from r2act.errors import DataError
+from r2act.quality_gate.evidence import WrittenLogs
 from r2act.quality_gate.verdict import is_clean, judge
-from r2act.schema import PlannedIncident
+from r2act.schema import Phase, PlannedIncident
 
 
-def judged(result: IncidentResult, incident_dir: Path) -> IncidentResult:
-    """``result`` with the gate's verdict on the incident just collected at ``incident_dir``."""
+def judged(
+    result: IncidentResult,
+    incident_dir: Path,
+    written: Mapping[Phase, WrittenLogs] | None = None,
+) -> IncidentResult:
+    """``result`` with the gate's verdict on the incident just collected at ``incident_dir``
+    (``written``: its log lines as the collector wrote them, not parsed back)."""
     if result.status != "completed":
         return result
     cpu = time.process_time()
     try:
-        verdict = judge(incident_dir)
+        verdict = judge(incident_dir, written)
     except DataError as error:  # unreadable files: the audit would not admit it either
         return replace(result, clean=False, reasons=(str(error),))
     return replace(

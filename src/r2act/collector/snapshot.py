@@ -18,6 +18,7 @@ from r2act.cluster.base import Cluster
 from r2act.collector import layout, store
 from r2act.collector.context import CollectSettings
 from r2act.errors import NotFoundError
+from r2act.quality_gate.evidence import WrittenLogs
 from r2act.schema import ChaosRef, ChaosStatus, TimeWindow
 
 T = TypeVar("T")
@@ -70,14 +71,20 @@ def take(
     settings: CollectSettings,
     call: Call[int],
     timer: Timer,
+    keep: Callable[[WrittenLogs], None] | None = None,
 ) -> int:
-    """Write the five phase files into ``directory``; returns the number of log records."""
+    """Write the five phase files into ``directory``; returns the number of log records.
+
+    ``keep`` is handed the log lines of the attempt that wrote the log file."""
     with store.writing(directory):
         directory.mkdir(parents=True, exist_ok=True)
     records = call(
         "logs",
         lambda: store.write_logs(
-            directory / layout.LOGS, timer.iterate(cluster.logs(window)), settings.log_level
+            directory / layout.LOGS,
+            timer.iterate(cluster.logs(window)),
+            settings.log_level,
+            keep,
         ),
     )
     call(

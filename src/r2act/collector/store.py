@@ -17,7 +17,7 @@ import os
 import queue
 import threading
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from json.encoder import encode_basestring_ascii as _quote
 from pathlib import Path
@@ -29,6 +29,7 @@ import zstandard
 from pydantic import BaseModel
 
 from r2act.errors import DataError
+from r2act.quality_gate.evidence import WrittenLogs
 from r2act.schema import KubeEvent, LogLine, MetricSeries
 
 _DISK_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT}
@@ -100,16 +101,29 @@ class _LineEncoder:
     """Encodes LogLines as ``{"ts", "pod", "container", "service", "line"}`` JSON lines.
 
     The pod/container/service part repeats for thousands of lines, so it is encoded once per
-    distinct triple; only the timestamp and the raw line are encoded per record.
+    distinct triple; only the timestamp and the raw line are encoded per record. With
+    ``lines``, every raw line is also appended there (what ``WrittenLogs`` keeps).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, lines: list[str] | None = None) -> None:
         self._middle: dict[tuple[str, str, str], str] = {}
+        self._lines = lines
+
+    def written(self) -> WrittenLogs:
+        """The lines kept and the distinct pods and services, in order of first appearance."""
+        keys = list(self._middle)
+        return WrittenLogs(
+            lines=pa.array(self._lines or [], pa.string()),
+            services=tuple(dict.fromkeys(k[2] for k in keys)),
+            pods=tuple(dict.fromkeys(k[0] for k in keys)),
+        )
 
     def encode(self, batch: Sequence[LogLine]) -> bytes:
         middle = self._middle
         parts: list[str] = []
         append = parts.append
+        if self._lines is not None:
+            self._lines += [row[4] for row in batch]
         for ts, pod, container, service, line in batch:
             key = (pod, container, service)
             mid = middle.get(key)
@@ -183,14 +197,21 @@ class _Compressor:
             raise self._error
 
 
-def write_logs(path: Path, batches: Iterable[Sequence[LogLine]], level: int = 1) -> int:
+def write_logs(
+    path: Path,
+    batches: Iterable[Sequence[LogLine]],
+    level: int = 1,
+    keep: Callable[[WrittenLogs], None] | None = None,
+) -> int:
     """Stream log batches into a compressed JSON-lines file; returns the number of records.
 
     One zstd frame (or, for a ``.gz`` name, one zlib stream with a gzip wrapper) fed the
     same chunks in the same order is byte-identical for identical input (no name, no mtime,
-    no threads), so a seeded campaign's raw store is reproducible byte for byte.
+    no threads), so a seeded campaign's raw store is reproducible byte for byte. ``keep``
+    is handed the lines written (``quality_gate.evidence.WrittenLogs``) once the file is
+    in place, for judging the incident without parsing the file back.
     """
-    encoder = _LineEncoder()
+    encoder = _LineEncoder([] if keep is not None else None)
     count = 0
     pending: list[bytes] = []
     size = 0
@@ -211,6 +232,8 @@ def write_logs(path: Path, batches: Iterable[Sequence[LogLine]], level: int = 1)
             compressor.write(b"".join(pending))
         finally:
             compressor.close()
+    if keep is not None:
+        keep(encoder.written())
     return count
 
 

@@ -48,13 +48,13 @@ from r2act.campaigns.quotas import CellKey, admit
 from r2act.errors import DataError
 from r2act.quality_gate import judged
 from r2act.quality_gate.checks import run_checks
-from r2act.quality_gate.evidence import IncidentEvidence, gather
+from r2act.quality_gate.evidence import IncidentEvidence, WrittenLogs, gather
 from r2act.quality_gate.interference import run_interference
 from r2act.quality_gate.problems import Group, Problem, Verdict, error, group_for
 from r2act.quality_gate.rawstore import RAW_DIR, STAGED_LOG_SCHEMA, list_incidents
 from r2act.quality_gate.records import build_record
 from r2act.quality_gate.report import render_report
-from r2act.schema import BenchmarkRecord
+from r2act.schema import BenchmarkRecord, Phase
 from r2act.schema.rawstore import COMPLETE, file_digests
 
 AUDIT_DIR: Final = "audit"
@@ -192,9 +192,14 @@ def judge_incident(
     found: Mapping[str, list[Problem]] | None = None,
     *,
     keep: bool = True,
+    written: Mapping[Phase, WrittenLogs] | None = None,
 ) -> Judged:
     """The verdict on one raw incident and, when it is main, its record under ``policy``
     (a policy or a shipped policy's name: worker processes get the name).
+
+    ``written``: the log lines of phases the collector has just written, summarised
+    instead of parsed from the files again (``evidence.WrittenLogs``); ignored with
+    ``stage_dir``, which needs the parsed rows.
 
     What ``judged.json`` holds is used when the incident's files and the gate's code are
     those it was judged with (``quality_gate.judged``); otherwise the files are read and,
@@ -213,7 +218,7 @@ def judge_incident(
             return Judged(stored.verdict, stored.record, "reused")
         verdict, record = _decide(stored.evidence, checksums, extra, policy)
         return Judged(verdict, record, "relabelled")
-    evidence = gather(incident_dir)
+    evidence = gather(incident_dir, None if stage_dir is not None else written)
     verdict, record = _decide(evidence, checksums, [], policy)
     if keep:
         evidence_only = dataclasses.replace(

@@ -10,9 +10,10 @@ file costs one incident, never the audit.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 import pyarrow as pa
@@ -151,17 +152,56 @@ def _body(pattern: str) -> str:
     return pattern.removeprefix("(?i)")
 
 
+@dataclass(frozen=True)
+class WrittenLogs:
+    """One phase's log lines as the collector has just written them to its log file.
+
+    The summary of a phase's logs reads only the lines and the distinct services and pods,
+    so the collector, which has the lines in hand, passes them instead of having the file
+    decompressed and parsed again (that parse was most of the cost of judging an incident
+    as it is collected). The file and this hold the same rows: ``summarise_written`` and
+    ``summarise_logs`` of the parsed file give the same summary.
+    """
+
+    lines: pa.Array
+    """The ``line`` field of every row, in file order."""
+    services: tuple[str, ...]
+    """Distinct ``service`` values in order of first appearance."""
+    pods: tuple[str, ...]
+    """Distinct ``pod`` values in order of first appearance."""
+
+
 def summarise_logs(table: pa.Table, leak: str, count_errors: bool) -> LogSummary:
-    """Counts, services, error lines, latency and leak hits of one phase's log table.
+    """Counts, services, error lines, latency and leak hits of one phase's log table."""
+    if table.num_rows == 0:
+        return LogSummary(0, 0, ())
+    services = tuple(str(s) for s in pc.unique(table.column("service")).to_pylist())
+    pods = pc.unique(table.column("pod"))
+    return _summarise(table.column("line"), services, pods, leak, count_errors)
+
+
+def summarise_written(written: WrittenLogs, leak: str, count_errors: bool) -> LogSummary:
+    """``summarise_logs`` of the lines the collector has just written (same summary)."""
+    if len(written.lines) == 0:
+        return LogSummary(0, 0, ())
+    pods = pa.array(written.pods, pa.string())
+    return _summarise(written.lines, written.services, pods, leak, count_errors)
+
+
+def _summarise(
+    lines: pa.ChunkedArray | pa.Array,
+    services: tuple[str, ...],
+    pods: pa.Array,
+    leak: str,
+    count_errors: bool,
+) -> LogSummary:
+    """The summary of non-empty ``lines``; ``pods`` distinct, in order of first appearance.
 
     The ``line`` column is scanned once with the union of every pattern; the few lines
     that match (errors, latencies, leaks) are then classified one pattern at a time, which
     costs a fraction of scanning everything once per pattern.
     """
-    if table.num_rows == 0:
-        return LogSummary(0, 0, ())
-    lines = table.column("line")
-    names = tuple(sorted(str(s) for s in pc.unique(table.column("service")).to_pylist()))
+    names = tuple(sorted(services))
     union = f"(?i){_body(ERROR_LINE)}|{_body(leak)}|took_ms|{FAILS_CELL}"
     candidates = pc.filter(lines, pc.match_substring_regex(lines, union))
     errors = 0
@@ -169,17 +209,15 @@ def summarise_logs(table: pa.Table, leak: str, count_errors: bool) -> LogSummary
         errors = int(pc.sum(pc.match_substring_regex(candidates, ERROR_LINE)).as_py() or 0)
     leaks, example = _first_hit(candidates, leak) if len(candidates) else (0, "")
     if not leaks:
-        leaks, example = _first_hit(pc.unique(table.column("pod")), leak)
+        leaks, example = _first_hit(pods, leak)
     latency = _mean_latency(candidates) if count_errors else None
     failures = _user_failures(candidates) if count_errors else None
-    return LogSummary(table.num_rows, errors, names, leaks, example, latency, failures)
+    return LogSummary(len(lines), errors, names, leaks, example, latency, failures)
 
 
 def _mean_latency(lines: pa.Array) -> float | None:
-    timed = pc.filter(lines, pc.match_substring(lines, "took_ms"))
-    if len(timed) == 0:
-        return None
-    values = pc.struct_field(pc.extract_regex(timed, TOOK_MS), [0])
+    # a line without a latency extracts to null: no need to select the timed lines first
+    values = pc.struct_field(pc.extract_regex(lines, TOOK_MS), [0])
     mean = pc.mean(pc.cast(values.drop_null(), pa.float64())).as_py()
     return None if mean is None else float(mean)
 
@@ -191,7 +229,9 @@ def _user_failures(lines: pa.Array) -> float | None:
     to what users saw fail; averaged over the prints (one Aggregated row each). The rows are
     read rather than the Aggregated total so a table whose total lags its rows still counts.
     """
-    rows = pc.filter(lines, pc.match_substring_regex(lines, FAILS_CELL))
+    # every fails cell holds "%)": a plain substring search leaves the regex few lines
+    rows = pc.filter(lines, pc.match_substring(lines, _FAILS_LITERAL))
+    rows = pc.filter(rows, pc.match_substring_regex(rows, FAILS_CELL))
     prints = int(pc.sum(pc.match_substring_regex(rows, AGGREGATED_ROW_START)).as_py() or 0)
     if not prints:
         return None
@@ -199,6 +239,10 @@ def _user_failures(lines: pa.Array) -> float | None:
     fps = pc.struct_field(pc.extract_regex(requests, LAST_RATE), [0])
     failures = pc.sum(pc.cast(fps, pa.float64())).as_py() or 0.0
     return float(failures) / prints
+
+
+_FAILS_LITERAL: Final = "%)"
+"""A substring of every match of ``FAILS_CELL`` (its escaped percent and parenthesis)."""
 
 
 def _largest_hole(times: np.ndarray, window: tuple[float, float] | None) -> float:
@@ -258,7 +302,10 @@ def summarise_metrics(
 
 
 def _read_phase(
-    incident: RawIncident, phase: Phase, annotation: Annotation | None
+    incident: RawIncident,
+    phase: Phase,
+    annotation: Annotation | None,
+    written: WrittenLogs | None = None,
 ) -> PhaseEvidence:
     root = incident.root / phase
     evidence = PhaseEvidence(phase=phase, present=root.is_dir())
@@ -282,6 +329,9 @@ def _read_phase(
             evidence.unreadable[name] = f"{type(exc).__name__}: {str(exc)[:200]}"
 
     def logs() -> None:
+        if written is not None:  # just written by the collector: not parsed again
+            evidence.logs = summarise_written(written, leak, count_errors=phase != "post")
+            return
         table = rawstore.read_logs(log_file)
         evidence.logs = summarise_logs(table, leak, count_errors=phase != "post")
         evidence.log_table = rawstore.keyed(table, rawstore.STAGED_LOG_SCHEMA, incident.id, phase)
@@ -347,8 +397,14 @@ def _leak_pattern(incident: RawIncident, annotation: Annotation | None) -> str:
     return leak_regex(terms)
 
 
-def gather(incident_dir: Path) -> IncidentEvidence:
-    """Read one raw incident directory into evidence; never raises for bad data."""
+def gather(
+    incident_dir: Path, written: Mapping[Phase, WrittenLogs] | None = None
+) -> IncidentEvidence:
+    """Read one raw incident directory into evidence; never raises for bad data.
+
+    ``written``: phases whose log lines the collector has in hand (``WrittenLogs``); their
+    log files are summarised from those, not parsed, and keep no ``log_table``."""
+    written = written or {}
     incident = RawIncident(incident_dir)
     annotation: Annotation | None = None
     annotation_error: str | None = None
@@ -374,6 +430,6 @@ def gather(incident_dir: Path) -> IncidentEvidence:
         annotation=annotation,
         annotation_error=annotation_error,
         chaos_yaml_error=chaos_yaml_error,
-        phases={phase: _read_phase(incident, phase, annotation) for phase in PHASES},
+        phases={p: _read_phase(incident, p, annotation, written.get(p)) for p in PHASES},
         journal_failures=journal_failures,
     )

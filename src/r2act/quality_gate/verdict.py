@@ -12,19 +12,24 @@ here; its cell then ends below quota and the audit report lists the shortfall.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from r2act.quality_gate.audit import judge_incident
+from r2act.quality_gate.evidence import WrittenLogs
 from r2act.quality_gate.problems import Group, Verdict
+from r2act.schema import Phase
 
 
-def judge(incident_dir: Path) -> Verdict:
+def judge(incident_dir: Path, written: Mapping[Phase, WrittenLogs] | None = None) -> Verdict:
     """The audit's verdict on the complete raw incident at ``incident_dir``, with the audit's
     defaults (the default recovery policy, no staged logs) and no cross-incident checks.
 
     The verdict and the evidence summaries are kept in the incident's ``judged.json``, so
-    the audit does not read the files again (``quality_gate.judged``)."""
-    return judge_incident(incident_dir).verdict
+    the audit does not read the files again (``quality_gate.judged``). ``written``: the
+    log lines the collector has just written, by phase, summarised without parsing the
+    log files back (``evidence.WrittenLogs``)."""
+    return judge_incident(incident_dir, written=written).verdict
 
 
 def is_clean(verdict: Verdict) -> bool:

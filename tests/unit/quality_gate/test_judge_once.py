@@ -160,6 +160,19 @@ def test_stored_evidence_reads_back_equal_to_what_was_gathered(run: Path) -> Non
         assert evidence_from_document(evidence_document(bare)) == bare
 
 
+def test_the_collectors_summaries_of_the_lines_it_wrote_equal_those_of_the_files(
+    run: Path,
+) -> None:
+    # the collector judges from the lines in hand (evidence.WrittenLogs), not the parsed file
+    for incident in _incidents(run):
+        stored = judged.load(incident)
+        assert stored is not None
+        evidence = gather(incident)
+        assert any(p.logs is not None and p.logs.records for p in evidence.phases.values())
+        for name, phase in evidence.phases.items():
+            assert stored.evidence.phases[name].logs == phase.logs, (incident.name, name)
+
+
 def test_the_dataset_is_byte_identical_whether_the_audit_judged_or_reused(
     tmp_path: Path,
 ) -> None:

@@ -324,7 +324,10 @@ class SimulatedCluster:
         gone = {name for name, t in cut.items() if t == math.inf}
         cut = {name: t for name, t in cut.items() if name not in gone}
         readable = {n: line for n, line in timelines.items() if n not in gone}
-        for batch in self._logs.window(self._clip(window), readable, self.scene_at, self._cuts):
+        clipped = self._clip(window)
+        # every line served is at or after the window's start: a cut before it drops nothing
+        cut = {name: t for name, t in cut.items() if t > clipped.start}
+        for batch in self._logs.window(clipped, readable, self.scene_at, self._cuts):
             if cut:
                 batch = [x for x in batch if x.ts >= cut.get(x.pod, -math.inf)]
             if batch:

@@ -22,6 +22,7 @@ from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.schema import LogLine, TimeWindow, Topology
+from r2act.systems.render import Render
 
 BUCKET_S = 10.0
 LOCUST_PERIOD_S = 2.0
@@ -48,6 +49,11 @@ class LogSource:
     def __init__(self, topology: Topology, seed: int, users: int, scale: float) -> None:
         self.topology, self.seed, self.users, self.scale = topology, seed, users, scale
         self._loggers: dict[str, PodLogger] = {}
+        self._generator = random.Random()
+        self._rates: dict[str, tuple[object, object, object, float, _Rates | None]] = {}
+        """Per pod, its rates in the last scene it was rendered in, with what they came from."""
+        """Re-seeded for every (pod, bucket piece): the same draws as a fresh generator of
+        that seed, without building one each time (the renderers use it only while called)."""
 
     def logger(self, line: PodTimeline) -> PodLogger:
         """The pod's logger (templates filled once)."""
@@ -103,17 +109,16 @@ class LogSource:
         self, line: PodTimeline, key: tuple[int, int], lo: float, hi: float, scene: Scene
     ) -> list[LogLine]:
         logger = self.logger(line)
-        r = random.Random(key_int(self.seed, "logs", line.pod.name, *key))
+        r = self._generator
+        r.seed(key_int(self.seed, "logs", line.pod.name, *key))
         out: list[LogLine] = []
         view = scene.services.get(line.pod.app)
         ready = view.ready if view is not None else []
         share = 1.0 / len(ready) if line.pod.name in ready else 0.0
-        kinds = logger.kinds(scene, share, self.scale)
+        rates = self._rates_in(logger, scene, share)
         width = hi - lo
-        if kinds and width > 0:
-            cum = list(accumulate(k[0] for k in kinds))
-            renders = [k[2] for k in kinds]
-            total = cum[-1]
+        if rates is not None and width > 0:
+            cum, renders, total = rates
             n = poisson(r, total * width)
             rand = r.random
             times = [lo + width * rand() for _ in range(n)]
@@ -129,6 +134,34 @@ class LogSource:
             locust_table(logger, scene, ticks, line.pod.created_at, out)
         out.sort(key=_BY_TS)
         return out
+
+    def _rates_in(self, logger: PodLogger, scene: Scene, share: float) -> _Rates | None:
+        """The pod's cumulative rates and renderers in ``scene`` (None: it writes nothing).
+
+        A stretch between change points has one scene, shallow-copied per instant, so
+        consecutive pieces of a pod mostly read the same traffic tables: what the pod
+        writes is then what it wrote in the previous piece. The memo keeps the tables it
+        was computed from (so they cannot be freed and their identity reused)."""
+        known = self._rates.get(logger.pod)
+        if (
+            known is not None
+            and known[0] is scene.served
+            and known[1] is scene.call_errors
+            and known[2] is scene.routes
+            and known[3] == share
+        ):
+            return known[4]
+        kinds = logger.kinds(scene, share, self.scale)
+        rates: _Rates | None = None
+        if kinds:
+            cum = list(accumulate(k[0] for k in kinds))
+            rates = (cum, [k[2] for k in kinds], cum[-1])
+        self._rates[logger.pod] = (scene.served, scene.call_errors, scene.routes, share, rates)
+        return rates
+
+
+_Rates = tuple[list[float], list[Render], float]
+"""Cumulative occurrence rates of a pod's kinds of line, their renderers, and the total."""
 
 
 def pieces(lo: float, hi: float, cuts: list[float]) -> list[tuple[float, float]]:

@@ -30,7 +30,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 
-from r2act.cluster.sim.seeding import rng, unit
+from r2act.cluster.sim.seeding import key_int, unit
 from r2act.schema import NoiseLevel
 
 CFS_PERIOD_S = 0.1
@@ -188,13 +188,29 @@ class Background:
 
     def __init__(self, params: MetricBackground, seed: int) -> None:
         self.params, self.seed = params, seed
+        self._runtimes: dict[str, Runtime] = {}
+        self._generator = random.Random()
+
+    def _draws(self, stream: str, key: object) -> random.Random:
+        """``seeding.rng(seed, stream, key)``: the same draws, from one generator re-seeded
+        (building a Mersenne Twister per sample cost more than the sample). Valid until the
+        next call: each draw below is used up before another is asked for."""
+        self._generator.seed(key_int(self.seed, stream, key))
+        return self._generator
+
+    def _runtime(self, language: str) -> Runtime:
+        """``params.runtime(language)``, looked up once per language (asked per sample)."""
+        found = self._runtimes.get(language)
+        if found is None:
+            found = self._runtimes[language] = self.params.runtime(language)
+        return found
 
     def _alloc_mib_s(self, runtime: Runtime, load: ContainerLoad) -> float:
         return (runtime.idle_alloc_kib_s + runtime.alloc_kib_per_call * load.calls_s) / 1024
 
     def gc_cycle_s(self, load: ContainerLoad) -> float | None:
         """Seconds between two collections of the container; None without a collector."""
-        runtime = self.params.runtime(load.language)
+        runtime = self._runtime(load.language)
         if runtime.cycle_heap_share <= 0.0:
             return None
         live_mib = runtime.live_heap_share * load.working_set / 2**20
@@ -204,7 +220,7 @@ class Background:
 
     def gc_ms(self, load: ContainerLoad) -> float:
         """CPU (ms) of one collection: proportional to the live heap it marks."""
-        runtime = self.params.runtime(load.language)
+        runtime = self._runtime(load.language)
         return runtime.mark_ms_per_mib * runtime.live_heap_share * load.working_set / 2**20
 
     def throttled_per_s(self, load: ContainerLoad) -> float:
@@ -232,7 +248,7 @@ class Background:
     def cpu_cores(self, expected: float, idle: float, load: ContainerLoad, key: object) -> float:
         """One scrape of ``rate(cpu[1m])``: idle jitter, a Poisson count of the window's
         calls and the collections that fell in it, capped at the limit."""
-        draw = rng(self.seed, "bg-cpu", key)
+        draw = self._draws("bg-cpu", key)
         busy = max(0.0, expected - idle)
         mean_calls = load.calls_s * RATE_WINDOW_S
         if mean_calls > 0:
@@ -250,12 +266,12 @@ class Background:
         """A counter's ``rate[1m]`` when its increments are independent events."""
         if per_s <= 0.0:
             return 0.0
-        draw = rng(self.seed, "bg-count", key)
+        draw = self._draws("bg-count", key)
         return poisson(draw, per_s * RATE_WINDOW_S) / RATE_WINDOW_S
 
     def network_rate(self, base: float, per_call: float, load: ContainerLoad, key: object) -> float:
         """Bytes/s over a rate window: Poisson calls times message sizes that vary."""
-        draw = rng(self.seed, "bg-net", key)
+        draw = self._draws("bg-net", key)
         mean = load.calls_s * RATE_WINDOW_S
         calls = poisson(draw, mean)
         size = 1.0 + self.params.message_size_cv * draw.gauss(0.0, 1.0) / math.sqrt(max(1, calls))
@@ -265,7 +281,7 @@ class Background:
     def working_set(self, load: ContainerLoad, pod: str, instance: int, t: float) -> float:
         """The working set at ``t``: the peak minus the part the last collection gave back
         and the heap has not regrown yet, minus allocator churn (never above the peak)."""
-        runtime = self.params.runtime(load.language)
+        runtime = self._runtime(load.language)
         peak = load.working_set
         below = self.params.working_set_jitter * unit(self.seed, "bg-ws", pod, instance, t // 15)
         cycle = self.gc_cycle_s(load)

@@ -141,6 +141,9 @@ class MetricSource:
         self.service_ms = service_ms(topology)
         self.container = {d.name: d.main.name for d in topology.deployments}
         self._phase: dict[tuple[str, str], int] = {}
+        self._loads: dict[tuple[str, float], ContainerLoad] = {}
+        """``_load`` per (pod, instant) for the range query being answered: every cAdvisor
+        query of a manifest asks for the same pods at the same steps."""
 
     def series(
         self,
@@ -158,6 +161,7 @@ class MetricSource:
         steps = [first + i * step for i in range(int((window.end - first) // step) + 1)]
         steps = [t for t in steps if not any(a <= t < b for a, b in gaps)]
         scenes = [scene_at(t) for t in steps]  # one per step, shared by every query
+        self._loads = {}
         for name, promql in queries.items():
             query = parse_query(promql)
             if query is None:
@@ -293,6 +297,13 @@ class MetricSource:
 
     def _load(self, line: PodTimeline, scene: Scene) -> ContainerLoad:
         """What the background of ``line``'s container depends on at ``scene.t``."""
+        key = (line.pod.name, scene.t)
+        found = self._loads.get(key)
+        if found is None:
+            found = self._loads[key] = self._new_load(line, scene)
+        return found
+
+    def _new_load(self, line: PodTimeline, scene: Scene) -> ContainerLoad:
         app, t = line.pod.app, scene.t
         view = scene.services.get(app)
         share = 1.0 / len(view.ready) if view and line.pod.name in view.ready else 0.0
@@ -418,21 +429,28 @@ class MetricSource:
         return None
 
     def _deployment(self, metric: str, scene: Scene, replicas: Mapping[str, int]) -> list[Sample]:
+        value_of = _DEPLOYMENT.get(metric)
+        if value_of is None:
+            return []
         out: list[Sample] = []
         for name, view in scene.services.items():
             labels = {"namespace": self.namespace, "deployment": name}
             desired = float(replicas.get(name, len(view.pods)))
-            value = {
-                "kube_deployment_status_replicas_available": float(len(view.ready)),
-                "kube_deployment_status_replicas_ready": float(len(view.ready)),
-                "kube_deployment_status_replicas_unavailable": max(0.0, desired - len(view.ready)),
-                "kube_deployment_status_replicas": float(len(view.pods)),
-                "kube_deployment_status_replicas_updated": desired,
-                "kube_deployment_spec_replicas": desired,
-            }.get(metric)
-            if value is not None:
-                out.append((labels, value))
+            out.append((labels, value_of(len(view.ready), len(view.pods), desired)))
         return out
+
+
+_DEPLOYMENT: dict[str, Callable[[int, int, float], float]] = {
+    "kube_deployment_status_replicas_available": lambda ready, pods, desired: float(ready),
+    "kube_deployment_status_replicas_ready": lambda ready, pods, desired: float(ready),
+    "kube_deployment_status_replicas_unavailable": lambda ready, pods, desired: max(
+        0.0, desired - ready
+    ),
+    "kube_deployment_status_replicas": lambda ready, pods, desired: float(pods),
+    "kube_deployment_status_replicas_updated": lambda ready, pods, desired: desired,
+    "kube_deployment_spec_replicas": lambda ready, pods, desired: desired,
+}
+"""kube-state-metrics' deployment series: the value from (ready pods, pods, desired)."""
 
 
 def _instance_start(line: PodTimeline, t: float) -> float:
