@@ -27,7 +27,7 @@ from r2act.campaigns.faults import FaultConfig, FaultEntry
 from r2act.campaigns.flags import check_flags
 from r2act.campaigns.lane_spec import MAX_LANES, KubernetesLane, duplicate_lane
 from r2act.schema import FaultType, Intensity, NoiseLevel, PhaseDurations, Topology
-from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
+from r2act.systems import DEFAULT_SYSTEM, INSTALLED, SYSTEMS
 
 MAX_PHASE_S = 3600
 """Longest phase (pre, during, post) and recovery timeout: an hour is past any recovery, and
@@ -142,7 +142,14 @@ class LoadProfile(BaseModel):
 
     model_config = STRICT
 
-    users: int = Field(default=10, ge=1, le=MAX_USERS, description="Concurrent simulated users.")
+    users: int = Field(
+        ge=1,
+        le=MAX_USERS,
+        description=(
+            "Concurrent users of the load generator; omitted: the count the system's deploy "
+            "files ship (`r2act systems list`), which the simulator then runs."
+        ),
+    )
     spawn_rate: float = Field(
         default=1.0, gt=0, le=1000, allow_inf_nan=False, description="Users started per second."
     )
@@ -231,7 +238,9 @@ class Manifest(BaseModel):
         default_factory=list, description="Per-cell repetition overrides."
     )
     phases: Phases = Field(default_factory=Phases, description="Phase lengths in seconds.")
-    load: LoadProfile = Field(default_factory=LoadProfile, description="Load profile.")
+    load: LoadProfile = Field(
+        description="Load profile (omitted: the system's shipped load generator's users)."
+    )
     metrics: MetricsConfig = Field(default_factory=MetricsConfig, description="Metric queries.")
     health: HealthConfig = Field(default_factory=HealthConfig, description="Health probe.")
     noise: NoiseLevelName = Field(
@@ -250,6 +259,20 @@ class Manifest(BaseModel):
         description="Campaign seed (per-incident seeds derive from it).",
     )
     description: str = Field(default="", description="Free text for humans.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _deployed_users(cls, data: Any) -> Any:
+        """A manifest that names no user count records the one the system's deploy files
+        ship (``System.users``): the load generator really runs that many, so the
+        simulator and the provenance must say so too."""
+        if not isinstance(data, dict):
+            return data
+        load = data.get("load", {})
+        system = data.get("system", DEFAULT_SYSTEM)
+        if isinstance(load, dict) and "users" not in load and system in INSTALLED:
+            return {**data, "load": {**load, "users": INSTALLED[system].users}}
+        return data
 
     @field_validator("system")
     @classmethod

@@ -67,6 +67,10 @@ class System:
     think_s: float
     """Mean think time of its load generator's users (seconds a user waits between two
     tasks)."""
+    users: int = 10
+    """Concurrent users its shipped load generator runs (what its ``deploy/`` files set):
+    the count a campaign manifest records when it names none, so the simulator and the
+    provenance say what the deployed load generator does (Locust's own default is 10)."""
     requests_per_task: float = 1.0
     """Requests a user's task sends on average, as the load generator counts them (a task
     may send several before the user waits again); the route weights share them out."""

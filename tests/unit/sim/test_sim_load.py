@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from r2act.campaigns import Manifest
 from r2act.cluster.sim import SimulatedCluster
 from r2act.cluster.sim.identity import pod_facts
 from r2act.cluster.sim.scene import build_scene
@@ -16,7 +17,7 @@ from r2act.cluster.sim.state import fresh_state
 from r2act.cluster.sim.timeline import build_timelines
 from r2act.cluster.sim.traffic import route_rates, user_rate
 from r2act.schema import TimeWindow
-from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems import INSTALLED, ONLINE_BOUTIQUE, get_system
 from r2act.systems.onlineboutique.traffic import TASKS
 
 from .conftest import NO_GLITCHES, Run, incident
@@ -86,3 +87,30 @@ def test_the_shipped_user_count_is_one_number_everywhere() -> None:
         assert manifest["load"]["users"] == users, name
     doc = (ROOT / "docs" / "simulator.md").read_text()
     assert f"`USERS={users}`" in doc
+    assert get_system(ONLINE_BOUTIQUE.system).users == users
+
+
+def test_a_manifest_without_a_user_count_records_the_deployed_one() -> None:
+    for system in INSTALLED.values():
+        manifest = Manifest.model_validate(
+            {
+                "name": "t",
+                "system": system.name,
+                "target": {"kind": "sim"},
+                "services": [system.cells[0].service],
+                "faults": [{"type": system.cells[0].fault_type.value}],
+            },
+            strict=False,
+        )
+        assert manifest.load.users == system.users
+    named = Manifest.model_validate(
+        {
+            "name": "t",
+            "target": {"kind": "sim"},
+            "services": ["cartservice"],
+            "faults": [{"type": "pod_failure"}],
+            "load": {"spawn_rate": 2.0, "users": 3},
+        },
+        strict=False,
+    )
+    assert named.load.users == 3 and named.load.spawn_rate == 2.0

@@ -56,6 +56,7 @@ SYSTEM = System(
     deploy_dir="deploy/astronomyshop/",
     cells=CELLS,
     think_s=THINK_S,
+    users=USERS,
     requests_per_task=REQUESTS_PER_TASK,
     redirects=REDIRECTS,
     route_calls=ROUTE_CALLS,

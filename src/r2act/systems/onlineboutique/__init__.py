@@ -36,6 +36,7 @@ from r2act.systems.onlineboutique.traffic import (
     ROUTE_CALLS,
     SERVICE_MS,
     THINK_S,
+    USERS,
 )
 
 SYSTEM = System(
@@ -50,6 +51,7 @@ SYSTEM = System(
     deploy_dir="deploy/",
     cells=CELLS,
     think_s=THINK_S,
+    users=USERS,
     requests_per_task=REQUESTS_PER_TASK,
     redirects=REDIRECTS,
     route_calls=ROUTE_CALLS,

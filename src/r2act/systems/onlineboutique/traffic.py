@@ -104,6 +104,10 @@ SERVICE_MS: dict[str, float] = {
 }
 """Own processing time per call in milliseconds on an unloaded pod."""
 
+USERS = 27
+"""Users of the load generator r2act deploys (``USERS`` in ``deploy/loadgenerator/patch.yaml``;
+the release runs 10): the smallest count whose healthy incident reaches the paper's log volume
+(``docs/simulator.md``, "Volume from load"). A manifest that names none records this."""
 THINK_S = 5.5
 """Mean Locust think time of Online Boutique's users: ``wait_time = between(1, 10)``
 (``loadgenerator/locustfile.py`` L92), waited once per task."""
