@@ -19,7 +19,7 @@ from __future__ import annotations
 from r2act.systems.astronomyshop.catalogue import CELLS
 from r2act.systems.astronomyshop.flags import FLAGS_2_2_0
 from r2act.systems.astronomyshop.policy import RULES
-from r2act.systems.astronomyshop.renderers import RENDERERS
+from r2act.systems.astronomyshop.renderers import LOG_RELAY, RENDERERS
 from r2act.systems.astronomyshop.runtime import (
     FLAG_CONFIG_MAP,
     FLAG_DEPLOYMENT,
@@ -62,6 +62,7 @@ SYSTEM = System(
     service_ms=SERVICE_MS,
     texts=TEXTS,
     renderers=RENDERERS,
+    log_relay=LOG_RELAY,
     error_steps=ERROR_STEPS,
     images=IMAGES,
     startup_s=STARTUP_S,
