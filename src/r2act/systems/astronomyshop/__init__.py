@@ -10,8 +10,8 @@
 - ``shop``: its catalogue's ids, currencies, and the bodies the health oracle posts;
 - its install files are in ``deploy/astronomyshop/``.
 
-Its services print nothing yet (``texts`` and ``renderers`` keep ``System``'s defaults)
-and it has no recovery rules of its own yet (``recovery_rules`` is ``None``).
+Its services' texts, stdout renderers and the collector's copies (``log_relay``) are in
+``texts`` and ``renderers``; its recovery rules in ``policy``.
 """
 
 from __future__ import annotations
