@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from r2act.schema import CHAOS_KIND, FaultType, Topology
 from r2act.systems.flags import FeatureFlag, FlagStore
 from r2act.systems.policy import RecoveryRules
-from r2act.systems.render import Renderers
+from r2act.systems.render import LogRelay, Renderers
 from r2act.systems.steps import ErrorStep
 from r2act.systems.texts import Text
 
@@ -89,6 +89,10 @@ class System:
     renderers: Renderers = field(default_factory=Renderers)
     """What its services print per call, failed call, request, start and health check
     (``systems.render``; by default they print nothing)."""
+    log_relay: LogRelay | None = None
+    """The deployment whose pod prints lines its services send it (a node's log collector)
+    and the renderers of those lines (``systems.render.LogRelay``); ``None``: every line
+    is on its own pod's log."""
     images: Mapping[str, str] = field(default_factory=dict)
     """Per deployment, the image the kubelet's events and cAdvisor's series name, where it
     is not the topology's template image."""

@@ -93,6 +93,54 @@ class Renderers:
     """(logger): lines at a fixed rate whatever the load (health checks), per serving pod."""
 
 
+class RelayIdentity(Protocol):
+    """The pod a relay's lines are written on (the relay deployment's pod, e.g. a node's
+    log collector): the stream a relayed line lands in."""
+
+    pod: str
+    container: str
+    app: str
+
+
+@dataclass(frozen=True)
+class RelayRenderers:
+    """A relay's renderers: like :class:`Renderers`' hooks, but told the relay pod the
+    lines go to besides the source pod whose occurrence they record. A hook returning
+    ``None`` relays nothing for that occurrence."""
+
+    served: Callable[[PodIdentity, RelayIdentity, str], Sized | None]
+    """(source pod, relay pod, operation)."""
+    failed_call: Callable[[PodIdentity, RelayIdentity, str, str], Sized | None]
+    """(source pod, relay pod, callee, failure kind)."""
+    request: Callable[[PodIdentity, RelayIdentity, str, str, float, RequestError], Sized | None]
+    """(entry-point pod, relay pod, method, route path, extra ms, error)."""
+    startup: Callable[[PodIdentity, RelayIdentity, float, list[LogLine]], None]
+    """(source pod, relay pod, ts, out)."""
+
+
+@dataclass(frozen=True)
+class LogRelay:
+    """A deployment whose pod prints lines other pods send it (``System.log_relay``).
+
+    Some systems' services export their log records to an agent (a log collector on the
+    node) that prints them on its own stdout: those lines are read from the agent's pod,
+    not the service's. The engine places them: for every serving pod of a ``sources``
+    service, the same kinds of occurrence at the same rates as the pod's own lines,
+    rendered by ``renderers`` and appended to the relay pod's stream (lost while the relay
+    pod is down). ``stdout`` names the deployments whose own pod log holds lines; the
+    engine's own renderings for off-the-shelf software (the load generator's console)
+    are left off a deployment that is not in it."""
+
+    deployment: str
+    """The relay's deployment in the topology (one pod: a node agent on a one-node
+    cluster)."""
+    sources: frozenset[str]
+    """Deployments whose lines (some of them) go to the relay."""
+    stdout: frozenset[str]
+    """Deployments whose own pod log holds (some of) their lines."""
+    renderers: RelayRenderers
+
+
 @lru_cache(maxsize=256)
 def cluster_ip(service: str) -> str:
     """spec.clusterIP of ``service`` in kind's service network (10.96.0.0/16), a pure

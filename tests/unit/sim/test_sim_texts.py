@@ -9,17 +9,22 @@ log line or event message that no template explains.
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import json
 import re
+import sys
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import zstandard
 
 from r2act.cluster.sim.texts import EXT, TEXTS, Text
 from r2act.collector import collect, plan_collection
+from r2act.schema import LogLine
+from r2act.systems.astronomyshop.topology import COLLECTOR
 
 NEAR = 3
 """A template's first fragment must be within this many lines of the cited line."""
@@ -208,6 +213,58 @@ def test_a_smoke_campaign_renders_no_log_text_outside_the_templates(smoke_run: P
     assert len(lines) > 10_000
     strays = sorted({part for line in lines for part in _unexplained(line)})
     assert not strays, f"{len(strays)} texts without a template, e.g. {strays[:8]}"
+
+
+@pytest.fixture(scope="module")
+def astronomy_run(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Path:
+    run = tmp_path_factory.mktemp("astronomy-smoke") / "run"
+    collect(plan_collection(repo_root / "campaigns" / "astronomy-smoke.yaml"), run)
+    return run
+
+
+def _astronomy_frames(repo_root: Path) -> ModuleType:
+    """The Astronomy Shop's line frames (.NET console, log4j, Python's correlation format,
+    the collector's debug exporter) as its render test unwraps them: one definition,
+    ``tests/unit/systems/test_astronomyshop_render.py``."""
+    path = repo_root / "tests" / "unit" / "systems" / "test_astronomyshop_render.py"
+    spec = importlib.util.spec_from_file_location("_astronomy_frames", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_astronomy_smoke_campaign_renders_no_log_text_outside_the_templates(
+    astronomy_run: Path, repo_root: Path
+) -> None:
+    """The second system's lines too: each pod's through its frame, the engine's own
+    (Locust, Valkey) as above, and the collector pod's record blocks, in order."""
+    frames = _astronomy_frames(repo_root)
+    by_pod: dict[str, list[LogLine]] = {}
+    for r in _records(astronomy_run, "logs.jsonl.zst"):
+        line = LogLine(float(r["ts"]), str(r["pod"]), "", str(r["service"]), str(r["line"]))
+        by_pod.setdefault(line.pod, []).append(line)
+    assert sum(len(v) for v in by_pod.values()) > 10_000
+    strays: set[str] = set()
+    for lines in by_pod.values():
+        if lines[0].service == COLLECTOR:
+            strays.update(frames.unexplained_collector(lines))
+            continue
+        for x in lines:
+            if list(_unexplained(x.line)) and frames.unexplained_stdout([x]):
+                strays.add(x.line)
+    assert any(v[0].service == COLLECTOR for v in by_pod.values())
+    assert not strays, f"{len(strays)} texts without a template, e.g. {sorted(strays)[:8]}"
+
+
+def test_the_astronomy_smoke_campaign_records_no_event_text_outside_the_templates(
+    astronomy_run: Path,
+) -> None:
+    events = list(_records(astronomy_run, "events.jsonl"))
+    assert events
+    strays = sorted({str(e["message"]) for e in events if not explained(str(e["message"]))})
+    assert not strays, f"{len(strays)} event texts without a template, e.g. {strays[:8]}"
 
 
 def test_a_smoke_campaign_records_no_event_text_outside_the_templates(smoke_run: Path) -> None:

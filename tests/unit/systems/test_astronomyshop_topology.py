@@ -18,7 +18,7 @@ import yaml
 from r2act.schema import cpu_millicores, memory_bytes
 from r2act.systems.astronomyshop import ASTRONOMY_SHOP, IMAGES, NO_SHELL, PROBES, VERSION
 from r2act.systems.astronomyshop.runtime import DISTROLESS
-from r2act.systems.astronomyshop.topology import UNSET
+from r2act.systems.astronomyshop.topology import COLLECTOR, UNSET
 from r2act.systems.astronomyshop.traffic import TASKS
 
 CHART = "opentelemetry-demo-chart-0.40.10"
@@ -47,11 +47,29 @@ def _containers(doc: dict[str, Any]) -> list[dict[str, Any]]:
 def test_one_deployment_spec_per_rendered_deployment(
     rendered: dict[str, dict[str, dict[str, Any]]],
 ) -> None:
-    assert sorted(ASTRONOMY_SHOP.names) == sorted(rendered["Deployment"])
+    assert sorted(set(ASTRONOMY_SHOP.names) - {COLLECTOR}) == sorted(rendered["Deployment"])
     for name, doc in rendered["Deployment"].items():
         labels = doc["spec"]["template"]["metadata"]["labels"]
         assert labels["app.kubernetes.io/component"] == name
         assert labels["app.kubernetes.io/version"] == VERSION
+
+
+def test_the_collector_is_the_charts_daemonset_as_one_replica(reference_dir: Path) -> None:
+    """The node agent the services' log records are printed on: its DaemonSet's name,
+    container, image and memory limit; one pod (kind's nodes each run one, the engine has
+    one node); no Service and no caller (exporting is not a call a request waits on)."""
+    path = reference_dir / f"{CHART}/examples/bring-your-own-observability/rendered"
+    doc = yaml.safe_load((path / "opentelemetry-collector" / "daemonset.yaml").read_text())
+    assert doc["kind"] == "DaemonSet" and doc["metadata"]["name"] == COLLECTOR
+    spec = ASTRONOMY_SHOP.deployment(COLLECTOR)
+    (theirs,) = _containers(doc)
+    assert [c.name for c in spec.containers] == [theirs["name"]]
+    assert spec.main.image == theirs["image"] == IMAGES[COLLECTOR]
+    assert spec.main.port in [p["containerPort"] for p in theirs["ports"]]
+    limit = theirs["resources"]["limits"]["memory"]
+    assert memory_bytes(spec.main.memory_limit) == memory_bytes(limit)
+    assert spec.replicas == 1 and spec.service_port is None and not spec.calls
+    assert not ASTRONOMY_SHOP.callers(COLLECTOR)
 
 
 def test_containers_images_ports_and_memory_limits_match(

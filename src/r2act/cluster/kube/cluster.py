@@ -52,6 +52,7 @@ from r2act.cluster.kube.parse import (
     chaos_status,
     deployment_state,
     kube_event,
+    pod_app,
     pod_state,
     selected_pods,
     split_log_line,
@@ -574,7 +575,7 @@ class KubeCluster(PlanOps):
         for pod in self._api.pods():
             meta = pod.get("metadata") or {}
             name = str(meta.get("name", ""))
-            service = str((meta.get("labels") or {}).get("app", ""))
+            service = pod_app(meta)
             statuses = {
                 s.get("name"): s for s in (pod.get("status") or {}).get("containerStatuses") or []
             }

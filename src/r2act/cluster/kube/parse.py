@@ -159,6 +159,27 @@ def _memory_limits(pod_spec: Json) -> dict[str, str | None]:
     return out
 
 
+WORKLOAD_LABELS: Final = ("app", "app.kubernetes.io/component")
+"""Pod labels naming the workload, in order: Online Boutique's manifests set ``app``; the
+opentelemetry-demo chart sets ``app.kubernetes.io/component`` (its pods have no ``app``)."""
+
+
+def pod_app(meta: Json) -> str:
+    """The workload a pod belongs to: its workload label, else the DaemonSet that owns it
+    (a node agent, such as the demo chart's collector ``otel-collector-agent``, whose pod
+    template labels name no workload); "" when neither says."""
+    labels = _dict(meta.get("labels"))
+    for key in WORKLOAD_LABELS:
+        value = labels.get(key)
+        if isinstance(value, str) and value:
+            return value
+    for ref in _list(meta.get("ownerReferences")):
+        owner = _dict(ref)
+        if owner.get("kind") == "DaemonSet" and owner.get("name"):
+            return str(owner["name"])
+    return ""
+
+
 def pod_state(pod: Json) -> PodState:
     """A pod's phase, readiness and container statuses (spec-only containers while pending)."""
     meta = _dict(pod.get("metadata"))
@@ -175,7 +196,7 @@ def pod_state(pod: Json) -> PodState:
     created = meta.get("creationTimestamp")
     return PodState(
         name=str(meta.get("name", "")),
-        app=str(_dict(meta.get("labels")).get("app", "")),
+        app=pod_app(meta),
         phase=str(status.get("phase", "Pending")),
         ready=conditions.get("Ready") == "True",
         created_at=parse_time(created) if isinstance(created, str) else 0.0,

@@ -18,6 +18,7 @@ from operator import itemgetter
 
 from r2act.cluster.sim.loadgen import locust_table
 from r2act.cluster.sim.podlogs import PodLogger
+from r2act.cluster.sim.relaylogs import relay_of
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
@@ -50,10 +51,12 @@ class LogSource:
         self.topology, self.seed, self.users, self.scale = topology, seed, users, scale
         self._loggers: dict[str, PodLogger] = {}
         self._generator = random.Random()
-        self._rates: dict[str, tuple[object, object, object, float, _Rates | None]] = {}
-        """Per pod, its rates in the last scene it was rendered in, with what they came from."""
         """Re-seeded for every (pod, bucket piece): the same draws as a fresh generator of
         that seed, without building one each time (the renderers use it only while called)."""
+        self._rates: dict[str, tuple[object, object, object, float, _Rates | None]] = {}
+        """Per pod, its rates in the last scene it was rendered in, with what they came from."""
+        self._relay = relay_of(topology, seed=seed, users=users, scale=scale)
+        """The system's log relay (``relaylogs``), None for most systems."""
 
     def logger(self, line: PodTimeline) -> PodLogger:
         """The pod's logger (templates filled once)."""
@@ -95,6 +98,9 @@ class LogSource:
                     if pod.created_at >= b or (pod.deleted_at is not None and pod.deleted_at <= a):
                         continue
                     lines = self._piece(line, (bucket, index), a, b, scene)
+                    if self._relay is not None and pod.app == self._relay.deployment:
+                        span = ((bucket, index), (a, b))
+                        lines = self._relayed(line, timelines, scene, lines, span)
                     if _clean(line, a, b) and start <= a and b + 5.0 <= end:
                         batch.extend(lines)
                     else:
@@ -104,6 +110,26 @@ class LogSource:
                 batch = []
         if batch:
             yield batch
+
+    def _relayed(
+        self,
+        line: PodTimeline,
+        timelines: dict[str, PodTimeline],
+        scene: Scene,
+        own: list[LogLine],
+        span: tuple[tuple[int, int], tuple[float, float]],
+    ) -> list[LogLine]:
+        """The relay pod's own lines and those its sources send it in the bucket piece
+        ``span`` (its key, its bounds), sorted."""
+        assert self._relay is not None
+        to = self.logger(line)
+        key, bounds = span
+        relayed = self._relay.piece(
+            to, timelines, scene, key=key, span=bounds, hooks=(_starts, poisson)
+        )
+        merged = own + relayed
+        merged.sort(key=_BY_TS)
+        return merged
 
     def _piece(
         self, line: PodTimeline, key: tuple[int, int], lo: float, hi: float, scene: Scene

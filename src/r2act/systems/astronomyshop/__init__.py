@@ -10,8 +10,8 @@
 - ``shop``: its catalogue's ids, currencies, and the bodies the health oracle posts;
 - its install files are in ``deploy/astronomyshop/``.
 
-Its services print nothing yet (``texts`` and ``renderers`` keep ``System``'s defaults)
-and it has no recovery rules of its own yet (``recovery_rules`` is ``None``).
+Its services' texts, stdout renderers and the collector's copies (``log_relay``) are in
+``texts`` and ``renderers``; its recovery rules in ``policy``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 from r2act.systems.astronomyshop.catalogue import CELLS
 from r2act.systems.astronomyshop.flags import FLAGS_2_2_0
 from r2act.systems.astronomyshop.policy import RULES
-from r2act.systems.astronomyshop.renderers import RENDERERS
+from r2act.systems.astronomyshop.renderers import LOG_RELAY, RENDERERS
 from r2act.systems.astronomyshop.runtime import (
     FLAG_CONFIG_MAP,
     FLAG_DEPLOYMENT,
@@ -63,6 +63,7 @@ SYSTEM = System(
     service_ms=SERVICE_MS,
     texts=TEXTS,
     renderers=RENDERERS,
+    log_relay=LOG_RELAY,
     error_steps=ERROR_STEPS,
     images=IMAGES,
     startup_s=STARTUP_S,

@@ -24,6 +24,10 @@ _RENDERED = (
     "opentelemetry-demo-chart-0.40.10/examples/bring-your-own-observability/rendered/component.yaml"
 )
 _VALUES = "opentelemetry-demo-chart-0.40.10/values.yaml"
+_AGENT = (
+    "opentelemetry-demo-chart-0.40.10/examples/bring-your-own-observability/rendered/"
+    "opentelemetry-collector/daemonset.yaml"
+)
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,14 @@ SINKS: dict[str, LogSink] = {
         "on the root logger: Locust's own log records go to the collector",
         (_D + "load-generator/Dockerfile", 22, "--skip-log-setup"),
         (_D + "load-generator/locustfile.py", 59, "root_logger.addHandler(handler)"),
+    ),
+    "otel-collector-agent": _row(
+        (STDOUT,),
+        "the collector itself: its own logger and the debug exporter r2act's values end the "
+        "logs pipeline in (deploy/astronomyshop/values.yaml, debug/logs) write to the "
+        "container's stream; it is where the COLLECTOR rows' records are printed",
+        (_AGENT, 42, "- name: opentelemetry-collector"),
+        (_AGENT, 47, 'image: "otel/opentelemetry-collector-contrib:0.151.0"'),
     ),
     "payment": _row(
         BOTH,

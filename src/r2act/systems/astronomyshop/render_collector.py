@@ -32,11 +32,15 @@ from r2act.schema import LogLine
 from r2act.systems.astronomyshop.render_formats import NAMESPACE, pod_uid
 from r2act.systems.astronomyshop.texts import T
 from r2act.systems.logformats import iso_millis
+from r2act.systems.render import RelayIdentity
 
 COLLECTOR_APP = "opentelemetry-collector"
 """The collector pod's container name and ``app`` (the chart's DaemonSet, ``daemonset.yaml``)."""
-NODE = "r2act-control-plane"
-"""The kind node every pod runs on (the engine's one node)."""
+NODE = "sim-worker"
+"""The node every pod runs on: the simulated cluster's one node, as its scheduler events
+name it (``cluster/sim/plans.py``, ``Successfully assigned ... to sim-worker``). On the
+kind test bed (``deploy/astronomyshop/kind``: two workers) it is one of
+``r2act-astronomy-worker``/``-worker2``, one collector pod each."""
 COMPONENT_FIELDS = {
     "otelcol.component.id": "debug/logs",
     "otelcol.component.kind": "exporter",
@@ -174,7 +178,7 @@ new = tuple.__new__
 
 
 def debug_lines(
-    ts: float, record: OtlpRecord, collector: CollectorPod, export_delay: float = 0.2
+    ts: float, record: OtlpRecord, collector: RelayIdentity, export_delay: float = 0.2
 ) -> list[LogLine]:
     """What the collector pod's log holds for one exported record: the exporter's summary
     line, then the record's block (its first line stamped, the fields after the last)."""

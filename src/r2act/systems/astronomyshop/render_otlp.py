@@ -7,11 +7,11 @@ are printed as the collector's debug exporter prints them, on the collector pod
 (``render_collector.debug_lines``).
 
 The engine's hooks (``systems.render.Renderers``) write to the pod they are called for;
-nothing in them says "this line goes to another pod". So these renderers take the
-collector pod as a second identity (``CollectorPod``) and are exposed as
-``COLLECTOR_RENDERERS`` for an engine hook to call (see ``renderers`` and
-docs/systems.md): per serving pod of a service with a collector sink, the same rates as
-its own lines, appended to the stream of the collector pod on its node.
+these take the collector pod as a second identity (``systems.render.RelayIdentity``)
+and are ``COLLECTOR_RENDERERS`` (a ``systems.render.RelayRenderers``), which the engine
+calls through ``System.log_relay``: per serving pod of a service with a collector sink,
+the same rates as its own lines, appended to the stream of the collector pod on its
+node (``cluster/sim/relaylogs``).
 
 Scopes and severities per runtime (assumptions where the SDK is not in the reference):
 otelslog names the scope after ``NewLogger``'s argument and prints Go's level names;
@@ -26,15 +26,13 @@ name; the Java agent's is the log4j logger's name.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from r2act.schema import LogLine
 from r2act.systems.astronomyshop.errors import cart_storage_detail
 from r2act.systems.astronomyshop.logsinks import STDOUT, to_collector
 from r2act.systems.astronomyshop.render_collector import (
     SEVERITY,
-    CollectorPod,
     OtlpRecord,
     debug_lines,
     i,
@@ -49,7 +47,7 @@ from r2act.systems.astronomyshop.render_speech import (
     served_speech,
 )
 from r2act.systems.astronomyshop.texts import T
-from r2act.systems.render import PodIdentity, RequestError, Sized
+from r2act.systems.render import PodIdentity, RelayIdentity, Sized
 
 SCOPES: dict[str, tuple[str, str]] = {
     "checkout": ("checkout", ""),
@@ -123,22 +121,7 @@ def record_of(app: str, pod: str, said: Said, trace: tuple[str, str]) -> OtlpRec
     )
 
 
-@dataclass(frozen=True)
-class CollectorRenderers:
-    """The collector-side hooks: like ``systems.render.Renderers``' but told the collector
-    pod the lines go to."""
-
-    served: Callable[[PodIdentity, CollectorPod, str], Sized | None]
-    """(source pod, collector pod, operation)."""
-    failed_call: Callable[[PodIdentity, CollectorPod, str, str], Sized | None]
-    """(source pod, collector pod, callee, failure kind)."""
-    request: Callable[[PodIdentity, CollectorPod, str, str, float, RequestError], Sized | None]
-    """(entry-point pod, collector pod, method, route path, extra ms, error)."""
-    startup: Callable[[PodIdentity, CollectorPod, float, list[LogLine]], None]
-    """(source pod, collector pod, ts, out)."""
-
-
-def collector_renderer(source: PodIdentity, collector: CollectorPod, speech: Speech) -> Sized:
+def collector_renderer(source: PodIdentity, collector: RelayIdentity, speech: Speech) -> Sized:
     """(lines, renderer) of one occurrence of ``speech``'s exported records on the
     collector pod (the lines the renderer appends name the collector pod)."""
     pod, app = source.pod, source.app
@@ -158,7 +141,7 @@ def collector_renderer(source: PodIdentity, collector: CollectorPod, speech: Spe
     return lines, render
 
 
-def collector_served(source: PodIdentity, collector: CollectorPod, op: str) -> Sized | None:
+def collector_served(source: PodIdentity, collector: RelayIdentity, op: str) -> Sized | None:
     """The collector's lines for one call ``source``'s service served."""
     if not to_collector(source.app):
         return None
@@ -167,7 +150,7 @@ def collector_served(source: PodIdentity, collector: CollectorPod, op: str) -> S
 
 
 def collector_failed(
-    source: PodIdentity, collector: CollectorPod, callee: str, kind: str
+    source: PodIdentity, collector: RelayIdentity, callee: str, kind: str
 ) -> Sized | None:
     """The collector's lines for a failed call ``source``'s service logged (checkout's
     e-mail warning)."""
@@ -179,7 +162,7 @@ def collector_failed(
     return collector_renderer(source, collector, speech) if speech is not None else None
 
 
-def _cart_rpc_error(source: PodIdentity, collector: CollectorPod) -> Sized:
+def _cart_rpc_error(source: PodIdentity, collector: RelayIdentity) -> Sized:
     """grpc-dotnet's ``ErrorStatusCodeRaised`` entry as cart's OTLP provider exports it: the
     message template as the body, its values as attributes, the category as the scope."""
     detail = cart_storage_detail()

@@ -23,12 +23,12 @@ from __future__ import annotations
 import random
 
 from r2act.schema import LogLine
-from r2act.systems.astronomyshop.render_collector import CollectorPod, OtlpRecord, debug_lines, s
+from r2act.systems.astronomyshop.render_collector import OtlpRecord, debug_lines, s
 from r2act.systems.astronomyshop.render_data import AD_KEYS, PRODUCTS
 from r2act.systems.astronomyshop.render_draw import occurrence
 from r2act.systems.astronomyshop.render_formats import envoy_access_body, pod_ip, trace_ids
 from r2act.systems.logformats import uuid_text
-from r2act.systems.render import PodIdentity, RequestError, Sized
+from r2act.systems.render import PodIdentity, RelayIdentity, RequestError, Sized
 
 USER_AGENT = "python-requests/2.32.5"
 """Locust's HttpUser sends the requests library's default User-Agent (the version is the
@@ -60,7 +60,7 @@ def _path(route_path: str, r: random.Random) -> str:
 
 def proxy_request(  # noqa: PLR0917 - the request hook's arguments, after the collector
     logger: PodIdentity,
-    collector: CollectorPod,
+    collector: RelayIdentity,
     method: str,
     route_path: str,
     extra_ms: float,

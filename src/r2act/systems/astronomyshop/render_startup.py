@@ -12,12 +12,12 @@ from __future__ import annotations
 from r2act.schema import LogLine
 from r2act.systems.astronomyshop.logsinks import to_collector
 from r2act.systems.astronomyshop.render_backend import AD_LOGGER, CART_CATEGORY
-from r2act.systems.astronomyshop.render_collector import CollectorPod, debug_lines
+from r2act.systems.astronomyshop.render_collector import debug_lines
 from r2act.systems.astronomyshop.render_formats import dotnet_console, log4j_line, python_root_line
 from r2act.systems.astronomyshop.render_otlp import record_of
 from r2act.systems.astronomyshop.render_speech import Said
 from r2act.systems.astronomyshop.texts import T
-from r2act.systems.render import PodIdentity
+from r2act.systems.render import PodIdentity, RelayIdentity
 
 PORT = 8080
 """The port every demo service listens on (the chart's ``*_PORT`` values)."""
@@ -92,7 +92,7 @@ def startup_lines(logger: PodIdentity, ts: float, out: list[LogLine]) -> None:
 
 
 def collector_startup(
-    source: PodIdentity, collector: CollectorPod, ts: float, out: list[LogLine]
+    source: PodIdentity, collector: RelayIdentity, ts: float, out: list[LogLine]
 ) -> None:
     """The collector's lines for the records a starting service exports."""
     if not to_collector(source.app):

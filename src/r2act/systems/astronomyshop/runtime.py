@@ -21,10 +21,14 @@
 
 from __future__ import annotations
 
-from r2act.systems.astronomyshop.topology import SERVICES, image_of
+from r2act.systems.astronomyshop.topology import COLLECTOR_SPEC, SERVICES, image_of
 
-IMAGES: dict[str, str] = {name: image_of(name) for name in SERVICES}
-"""Per deployment, the main container's image as the chart's pod template names it."""
+IMAGES: dict[str, str] = {
+    **{name: image_of(name) for name in SERVICES},
+    COLLECTOR_SPEC.name: COLLECTOR_SPEC.main.image,
+}
+"""Per deployment, the main container's image as the chart's pod template names it (the
+collector's: its DaemonSet's)."""
 
 PROBES: dict[str, tuple[float, float, float]] = {}
 """(readiness period, liveness period, readiness initial delay): none, the chart sets no

@@ -32,8 +32,16 @@ What ``schema.Topology`` cannot say about this system (``schema/`` is left uncha
   consumer's failure never reaches checkout's caller, cannot be expressed.
 - **Several ports.** kafka (9092, 9093) and flagd (8013 gRPC, 8016 OFREP, 4000 flagd-ui)
   expose more than one; ``port`` and ``service_port`` hold the first of each.
-- **Outside this topology**: the collector (a DaemonSet, ``otel-collector``) and Jaeger
-  (the jaeger subchart's Deployment) are observability, not application deployments.
+- **The collector is a DaemonSet.** ``otel-collector-agent`` (``COLLECTOR``) is here
+  because services' log records are printed on its pod (``logsinks``): on kind's one
+  node a DaemonSet runs one pod, so it is a 1-replica workload, which ``schema`` can only
+  call a deployment (``ClusterState`` on a real cluster lists Deployments, not it). Its
+  pod is named like a Deployment's (the engine's ``<name>-<hash>-<suffix>``; a DaemonSet's
+  is ``<name>-<suffix>``), it has no Service in front (the chart's ``otel-collector``
+  Service is named otherwise) and no call edge (an export failing fails no request), and
+  its probes (``httpGet /`` on 13133) are left out: the engine's probes hit the main port.
+- **Outside this topology**: Jaeger (the jaeger subchart's Deployment) is observability
+  nobody's lines go to.
 """
 
 from __future__ import annotations
@@ -179,6 +187,32 @@ SERVICES: dict[str, _Service] = {
 """Every Deployment of the chart's application (``component.yaml``), by name."""
 
 
+COLLECTOR = "otel-collector-agent"
+"""The collector DaemonSet (the node agent that prints the services' log records)."""
+_COLLECTOR_RENDERED = (
+    "opentelemetry-demo-chart-0.40.10/examples/bring-your-own-observability/rendered/"
+    "opentelemetry-collector/daemonset.yaml"
+)
+COLLECTOR_SPEC = DeploymentSpec(
+    name=COLLECTOR,  # daemonset.yaml L6
+    language="go",
+    containers=[
+        ContainerSpec(
+            name="opentelemetry-collector",  # L42
+            image="otel/opentelemetry-collector-contrib:0.151.0",  # L47
+            port=4317,  # L66-L69: the OTLP gRPC port the SDKs export to
+            cpu_request=UNSET,
+            cpu_limit=UNSET,
+            memory_request="200Mi",  # L125-L127, a limit only (request defaulted to it)
+            memory_limit="200Mi",
+            probe=None,
+        )
+    ],
+)
+"""The collector as a 1-replica workload (see the module docstring), after
+``_COLLECTOR_RENDERED``."""
+
+
 def image_of(name: str) -> str:
     """The image the chart's pod template names for ``name``'s main container."""
     own = SERVICES[name].image
@@ -217,7 +251,10 @@ ASTRONOMY_SHOP = Topology(
     # Locust's HttpUser keeps each user's connection alive (deploy/astronomyshop does not
     # patch the load generator as deploy/loadgenerator does for Online Boutique).
     load_connection_reuse=True,
-    deployments=[_deployment(name, service) for name, service in SERVICES.items()],
+    deployments=[
+        *(_deployment(name, service) for name, service in SERVICES.items()),
+        COLLECTOR_SPEC,
+    ],
     # Per route: the requests per 32 tasks the Locust tasks send (traffic.TASKS) and the
     # services its handler's calls reach (traffic.ROUTE_CALLS), in the tasks' order.
     routes=[
