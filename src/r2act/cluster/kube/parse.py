@@ -166,7 +166,7 @@ opentelemetry-demo chart sets ``app.kubernetes.io/component`` (its pods have no 
 
 def pod_app(meta: Json) -> str:
     """The workload a pod belongs to: its workload label, else the DaemonSet that owns it
-    (a node agent, such as the demo chart's collector ``otel-collector-agent``, whose pod
+    (a node agent, such as a chart's log collector DaemonSet, whose pod
     template labels name no workload); "" when neither says."""
     labels = _dict(meta.get("labels"))
     for key in WORKLOAD_LABELS:
