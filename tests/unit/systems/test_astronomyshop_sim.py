@@ -109,7 +109,7 @@ def test_the_smoke_campaign_is_admitted_with_its_planned_labels(smoke_run: Path)
         assert record["labels"]["intensity"] == incident.fault.intensity.value
         assert set(record["action_space"]["targets"]) <= set(ASTRONOMY_SHOP.names)
     faults = {i.fault.type.value for i in planned.values()}
-    assert len(faults) == len(planned) == 6
+    assert len(faults) == len(planned) == 7
 
 
 def test_a_catalogue_pod_failure_fails_the_product_routes_in_locusts_stats(
