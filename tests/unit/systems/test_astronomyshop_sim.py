@@ -109,7 +109,7 @@ def test_the_smoke_campaign_is_admitted_with_its_planned_labels(smoke_run: Path)
         assert record["labels"]["intensity"] == incident.fault.intensity.value
         assert set(record["action_space"]["targets"]) <= set(ASTRONOMY_SHOP.names)
     faults = {i.fault.type.value for i in planned.values()}
-    assert len(faults) == len(planned) == 6
+    assert len(faults) == len(planned) == 7
 
 
 def test_a_catalogue_pod_failure_fails_the_product_routes_in_locusts_stats(
@@ -212,3 +212,40 @@ def test_a_simulated_cluster_runs_the_system_it_was_created_for(tmp_path: Path) 
         isinstance(other, SimulatedCluster)
         and other.topology is get_system("onlineboutique").topology
     )
+
+
+def test_replay_of_the_flag_incident_gold_recovers_and_a_restart_does_not(
+    smoke_run: Path, tmp_path: Path
+) -> None:
+    """The FlagFault is re-injected on the simulator: the gold ``rollback_config(S, flag)``
+    recovers the users' requests, a restart of S does not (flagd still serves the flag)."""
+    built = CliRunner().invoke(app, ["dataset", "build", str(smoke_run), "-q"])
+    assert built.exit_code == 0, built.output
+    dataset = smoke_run / "dataset"
+    incident = next(
+        i for i in plan_incidents(load_manifest(SMOKE)) if i.fault.type.value == "feature_flag"
+    )
+    answers = json.loads((smoke_run / "audit" / "records" / f"{incident.id}.json").read_text())
+    gold = answers["gold_plan"]
+    assert (
+        gold["operation"] == "rollback_config"
+        and gold["scope"] == incident.fault.parameters["flag"]
+    )
+    outcomes = {}
+    for name, plan in (
+        ("gold", gold),
+        ("restart", {"operation": "restart_service", "target": incident.service}),
+    ):
+        predictions = tmp_path / f"{name}.jsonl"
+        line = {"incident_id": incident.id, "plan": plan, "method": name}
+        predictions.write_text(json.dumps(line) + "\n")
+        out = tmp_path / f"replay-{name}"
+        replayed = CliRunner().invoke(
+            app,
+            ["replay", str(predictions), "--dataset", str(dataset), "--out", str(out), "-q"],
+        )
+        assert replayed.exit_code == 0, replayed.output
+        outcomes[name] = json.loads((out / "replay.jsonl").read_text().splitlines()[-1])
+    assert outcomes["gold"]["status"] == outcomes["restart"]["status"] == "executed"
+    assert outcomes["gold"]["effect_confirmed"] and outcomes["gold"]["recovered"]
+    assert not outcomes["restart"]["recovered"]

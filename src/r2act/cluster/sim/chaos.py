@@ -36,7 +36,8 @@ class Fault:
     """What one chaos object does, decoded from its spec."""
 
     effect: str
-    """'pod_failure', 'cpu', 'memory', 'delay', 'http' or 'dns'."""
+    """'pod_failure', 'cpu', 'memory', 'delay', 'http' or 'dns'; a flag fault's effect
+    (``flagfault.effect_fault``) also 'flag_errors', 'flag_dial' or 'memory_leak'."""
     apps: tuple[str, ...]
     """app labels the selector picks."""
     cpu_cores: float = 0.0
@@ -50,6 +51,16 @@ class Fault:
     dns_action: str = "error"
     dns_hosts: tuple[str, ...] = ()
     """Service names the DNS patterns match."""
+    flag_op: str = ""
+    """'flag_errors': the reader's operation whose calls fail."""
+    flag_share: float = 0.0
+    """'flag_errors': share of those calls that fail."""
+    flag_kind: str = ""
+    """'flag_errors' and 'flag_dial': the error kind the scene gives the failure."""
+    flag_callee: str = ""
+    """'flag_dial': the callee the reader cannot dial."""
+    leak_bytes_per_s: float = 0.0
+    """'memory_leak': how fast the reader's working set grows."""
 
 
 _DURATION = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)$")

@@ -26,7 +26,7 @@ from r2act.cluster.base import (
     Cluster,
     foreign_reason,
 )
-from r2act.cluster.sim import configfault
+from r2act.cluster.sim import configfault, flagfault
 from r2act.cluster.sim.chaos import chaos_status
 from r2act.cluster.sim.events import window_events
 from r2act.cluster.sim.glitches import Glitches
@@ -60,6 +60,8 @@ from r2act.cluster.sim.view import cluster_state, health_report
 from r2act.errors import DataError, ForeignObjectError
 from r2act.schema import (
     CONFIG_FAULT_KIND,
+    FLAG_FAULT_KIND,
+    Change,
     ChaosRef,
     ChaosStatus,
     ClusterState,
@@ -71,6 +73,7 @@ from r2act.schema import (
     PlanEffect,
     PreflightReport,
     RecoveryPlan,
+    RollbackConfig,
     TimeWindow,
     Topology,
     memory_bytes,
@@ -181,8 +184,17 @@ class SimulatedCluster:
     def timelines(self) -> dict[str, PodTimeline]:
         """Pod timelines of the current history (cached until the next change)."""
         if self._timelines is None:
+            flags = [
+                (a.app, a.fault, a.rec, a.start, a.stop)
+                for a in flagfault.acting(self._state, self.topology)
+            ]
             self._timelines = build_timelines(
-                self._state, self._facts, self._requests, self._state.seed, self._working_sets
+                self._state,
+                self._facts,
+                self._requests,
+                self._state.seed,
+                self._working_sets,
+                app_faults=flags,
             )
             self._cuts = change_points(self._timelines)
         return self._timelines
@@ -248,6 +260,8 @@ class SimulatedCluster:
         self._call("inject", incident)
         if chaos.get("kind") == CONFIG_FAULT_KIND:
             rec = configfault.inject(self._state, self.topology, chaos)
+        elif chaos.get("kind") == FLAG_FAULT_KIND:
+            rec = flagfault.inject(self._state, self.topology, chaos)
         else:
             rec, fault = create(self._state, self.topology, chaos)
             self.glitches.decide(rec, fault)
@@ -269,6 +283,8 @@ class SimulatedCluster:
             return ChaosStatus(kind=ref.kind, name=ref.name, exists=False)
         if rec.kind == CONFIG_FAULT_KIND:
             return configfault.status(self._state, rec)
+        if rec.kind == FLAG_FAULT_KIND:
+            return flagfault.status(self._state, rec)
         return chaos_status(rec, self._state.now, self._no_shell)
 
     def _find(self, ref: ChaosRef) -> ChaosRec | None:
@@ -286,12 +302,16 @@ class SimulatedCluster:
             configfault.remove(self._state, self.topology, rec)
             self._changed()
             return
+        if rec.kind == FLAG_FAULT_KIND:
+            flagfault.remove(self._state, self.topology, rec)
+            self._changed()
+            return
         delete(self._state, rec, "api")
         self._state.now += min(REMOVE_WAIT_S, max(0.0, timeout_s))
         self._changed()
 
     def _leftovers(self) -> list[ChaosRef]:
-        return [
+        found = [
             ChaosRef(
                 kind=r.kind,
                 name=r.name,
@@ -301,9 +321,10 @@ class SimulatedCluster:
             )
             for r in self._state.chaos
             if r.deleted_at is None
-            and r.kind != CONFIG_FAULT_KIND
+            and r.kind not in (CONFIG_FAULT_KIND, FLAG_FAULT_KIND)
             and r.labels.get(MANAGED_BY_LABEL) == MANAGED_BY
-        ] + configfault.leftovers(self._state)
+        ]
+        return found + configfault.leftovers(self._state) + flagfault.leftovers(self._state)
 
     def leftovers(self) -> list[ChaosRef]:
         """Every chaos object labelled as managed by r2act that still exists."""
@@ -378,6 +399,10 @@ class SimulatedCluster:
         """Carry out a typed plan; the effect lists what changed."""
         self._call("apply_plan")
         changes = apply(self._state, self.topology, plan, self._state.now)
+        if isinstance(plan, RollbackConfig) and flagfault.revert_flag(
+            self._state, self.topology, plan.target, plan.scope, plan.operation
+        ):
+            changes.append(Change(kind="chaos_removed", before={"kind": FLAG_FAULT_KIND}))
         self._changed()
         return PlanEffect(operation=plan.operation, changes=changes)
 

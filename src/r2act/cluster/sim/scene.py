@@ -71,6 +71,9 @@ class ServiceView:
     """Share of the service's traffic each ready pod receives (pinned connections)."""
     caller_extra: dict[str, float] = field(default_factory=dict)
     """Extra latency of a call as each calling app sees it (its connections' pods)."""
+    op_fail: dict[str, tuple[float, str]] = field(default_factory=dict)
+    """Operation -> (share of its calls that fail, error kind): a flag fault read by the
+    service (``flagfault``), averaged over its pods' traffic."""
 
     def extra_for(self, caller: str) -> float:
         """Extra latency a call from ``caller`` sees."""
@@ -169,6 +172,10 @@ def _edge_faults(
         for pod in view.ready:
             line = timelines[pod]
             share = view.share.get(pod, 1.0 / len(view.ready))
+            for active in line.active(t, "flag_dial"):
+                callee = active.fault.flag_callee
+                old = edges.get((app, callee), (0.0, active.fault.flag_kind))[0]
+                edges[(app, callee)] = (min(1.0, old + share), active.fault.flag_kind)
             for active in line.active(t, "dns"):
                 kind = "dns_random" if active.fault.dns_action == "random" else "dns_servfail"
                 for host in active.fault.dns_hosts:
@@ -232,6 +239,10 @@ def _service_views(
                 rho = (0.5 + 0.5 * active.fault.cpu_cores) * load * view.share[pod]
                 view.rho[pod] = rho
             extra, egress = _pod_extra(base, line, t, rho)
+            for active in line.active(t, "flag_errors"):
+                op, kind = active.fault.flag_op, active.fault.flag_kind
+                old = view.op_fail.get(op, (0.0, kind))[0]
+                view.op_fail[op] = (min(1.0, old + view.share[pod] * active.fault.flag_share), kind)
             pod_extra[pod] = extra
             view.extra_ms += view.share[pod] * extra
             view.egress_ms += view.share[pod] * egress
@@ -369,6 +380,9 @@ def _call(
             child_causes.extend((child_survive * p * child.count, k, s) for p, k, s in c_causes)
             child_survive *= (1 - c_fail) ** child.count
     own_fail, own_kind = (callee.fail, callee.kind) if callee.ready else (1.0, "unavailable")
+    flagged = callee.op_fail.get(call.op) if callee.ready else None
+    if flagged is not None:
+        own_fail, own_kind = _flag_failure(scene, call, arrive, (own_fail, own_kind), flagged)
     if call.deadline_ms is not None and own_fail < 1.0:
         base = _route_base(call, scene.service_ms)
         late = slow_share_at(base + extra, call.deadline_ms)
@@ -406,6 +420,27 @@ def _call(
         scene.call_errors[caller][(call.callee, root_kind)] += attempts * upstream
     fail = 1 - (1 - p_edge) * (1 - own_fail) * child_survive
     return fail, causes, extra
+
+
+def _flag_failure(
+    scene: Scene,
+    call: Call,
+    arrive: float,
+    own: tuple[float, str],
+    flagged: tuple[float, str],
+) -> tuple[float, str]:
+    """The callee's failure with a flag fault on the call's operation added (``flagfault``).
+
+    A failure the reader catches (``flag_caught``) leaves the call successful: it is the
+    reader's own failed call to the first service its handler calls (or to itself), which
+    its renderers log; any other fails the call like the callee's own error would."""
+    share, kind = flagged
+    if kind == "flag_caught":
+        failing = call.children[0].callee if call.children else call.callee
+        scene.call_errors[call.callee][(failing, kind)] += arrive * share
+        return own
+    fail = 1 - (1 - own[0]) * (1 - share)
+    return fail, (kind if share >= fail / 2 else own[1])
 
 
 def _pause_late(topology: Topology, noise: NoiseLevel) -> Callable[[str, float], float]:

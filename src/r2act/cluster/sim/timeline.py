@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from r2act.cluster.sim.chaos import Fault, parse_chaos
@@ -63,6 +64,10 @@ STARTUP_S = 3.0
 FAR_FUTURE = float("inf")
 LOOP_HORIZON_S = 86_400.0
 """How far a crash loop of a pod that is never deleted is laid out."""
+
+
+AppFault = tuple[str, Fault, ChaosRec, float, float]
+"""(app, fault, its object, start, stop): a fault on every pod of an app while it acts."""
 
 
 @dataclass
@@ -150,12 +155,25 @@ def build_timelines(
     request_bytes: dict[str, int],
     seed: int,
     working_sets: dict[str, int] | None = None,
+    *,
+    app_faults: Sequence[AppFault] = (),
 ) -> dict[str, PodTimeline]:
     """A timeline for every pod in the state (``facts``: ``identity.pod_facts`` of the
     system); ``working_sets`` holds each app's working set under load
-    (``Topology.working_set_bytes``; LOADED_WS of the request where absent)."""
+    (``Topology.working_set_bytes``; LOADED_WS of the request where absent);
+    ``app_faults`` act on every pod of an app that exists while they do, pods created later
+    included (flag faults: ``flagfault.acting``)."""
     loaded = working_sets or {}
     lines = {p.name: PodTimeline(p, facts[p.app], namespace=state.namespace) for p in state.pods}
+    for app, fault, rec, start, stop in app_faults:
+        for reader in lines.values():
+            pod = reader.pod
+            gone = FAR_FUTURE if pod.deleted_at is None else pod.deleted_at
+            # A fault acting until further notice is laid out a day ahead, as crash loops are.
+            begin = max(start, pod.created_at)
+            end = min(stop, gone, begin + LOOP_HORIZON_S)
+            if pod.app == app and begin < end:
+                reader.faults.append(ActiveFault(fault, rec, begin, end, end))
     for rec in state.chaos:
         window = fault_window(rec)
         if window is None:
@@ -173,7 +191,11 @@ def build_timelines(
         request = request_bytes.get(line.pod.app, 0)
         for active in line.faults:
             _dynamics(line, active, request, seed)
-        _low_limit(line, request, seed, loaded.get(line.pod.app, LOADED_WS * request))
+        working_set = loaded.get(line.pod.app, LOADED_WS * request)
+        for active in line.faults:
+            if active.fault.effect == "memory_leak":
+                _leak(line, active, working_set, seed)
+        _low_limit(line, request, seed, working_set)
         line.restarts.sort()
         line.events.sort()
     return lines
@@ -316,6 +338,33 @@ def _group_oom(line: PodTimeline, active: ActiveFault, seed: int) -> None:
     line.down.append((kill, restart_at + STARTUP_S))
     _restart(line, restart_at, "OOMKilled", _image(line))
     active.stop = active.end = kill  # the stressor died with the app; nothing re-applies it
+
+
+def _leak(line: PodTimeline, active: ActiveFault, loaded: float, seed: int) -> None:
+    """OOM kills of a leaking container: its working set grows from ``loaded`` at the fault's
+    rate until the limit, the kubelet restarts it with the back-off, the new process leaks
+    again (the flag is still served), for as long as the fault acts."""
+    rate = active.fault.leak_bytes_per_s
+    headroom = line.pod.memory_limit - loaded
+    if rate <= 0:
+        return
+    fill = max(1.0, headroom / rate)
+    up, attempt = max(active.start, line.pod.ready_at), 0
+    while True:
+        kill = up + fill + between(seed, 0.0, 2.0, "leak", line.pod.name, attempt)
+        if kill >= active.stop:
+            return
+        wait = BACKOFF_S[min(attempt + 1, len(BACKOFF_S) - 1)]
+        restart_at = kill + wait
+        line.down.append((kill, min(active.stop, restart_at + STARTUP_S)))
+        line.crashed.append((kill, min(active.stop, restart_at)))
+        if attempt > 0:
+            line.events.append((kill + 1.0, "Warning", "BackOff", _backoff(line)))
+        if restart_at >= active.stop:
+            return
+        _restart(line, restart_at, "OOMKilled", _image(line))
+        up = restart_at + STARTUP_S
+        attempt += 1
 
 
 def _low_limit(line: PodTimeline, request: int, seed: int, loaded: float) -> None:
