@@ -15,7 +15,14 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 
-from r2act.baselines.base import Baseline, RunContext, abstain, fault_types, mapped
+from r2act.baselines.base import (
+    Baseline,
+    RunContext,
+    abstain,
+    fault_types,
+    mapped,
+    policy_of,
+)
 from r2act.baselines.folds import splits
 from r2act.schema import FaultType, Prediction
 
@@ -36,6 +43,7 @@ def _random(ctx: RunContext) -> Iterator[Prediction]:
             service,
             fault,
             method=ctx.method,
+            policy=policy_of(record),
             evidence={"seed": ctx.seed},
         )
 
@@ -63,6 +71,7 @@ def _majority(ctx: RunContext) -> Iterator[Prediction]:
                 service,
                 fault,
                 method=ctx.method,
+                policy=policy_of(record),
                 evidence={"fold": split.fold, "trained_on": len(train)},
             )
     for record in reader.records:

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from r2act.baselines.base import Baseline, RunContext, abstain, mapped
+from r2act.baselines.base import Baseline, RunContext, abstain, mapped, policy_of
 from r2act.baselines.folds import splits
 from r2act.baselines.reader import Case
 from r2act.baselines.signals import app_of, error_lines, span_s, window
@@ -121,6 +121,7 @@ def _nb(ctx: RunContext) -> Iterator[Prediction]:
                 service,
                 FaultType(fault),
                 method=ctx.method,
+                policy=policy_of(record),
                 evidence={
                     "fold": split.fold,
                     "trained_on": len(train_ids),
