@@ -23,7 +23,7 @@ from r2act.baselines.base import (
     mapped,
     policy_of,
 )
-from r2act.baselines.folds import splits
+from r2act.baselines.folds import system_splits
 from r2act.schema import FaultType, Prediction
 
 
@@ -56,7 +56,7 @@ def _most_common(values: list[str]) -> str:
 def _majority(ctx: RunContext) -> Iterator[Prediction]:
     reader = ctx.reader
     answers: dict[str, Prediction] = {}
-    for split in splits(reader.records, reader.folds):
+    for split in system_splits(reader.records, reader.folds):
         train = split.train
         if not train:
             answers.update((r.incident_id, abstain(r.incident_id, ctx.method)) for r in split.test)
