@@ -6,6 +6,7 @@ The runs are the two smoke campaigns on the simulator (``sim_runs`` in ``tests/c
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from r2act.datasets import layout, load_records, validate
@@ -134,3 +136,35 @@ def test_building_from_several_runs_refuses_ambiguous_input(sim_runs: Any, tmp_p
     same = _cli("dataset", "build", run, str(copy), "--out", str(tmp_path / "y"))
     assert same.returncode == 2 and "is also in" in same.stderr
     assert not (tmp_path / "y").exists()
+
+
+def _exported(dataset: Path, out: Path) -> list[dict[str, str]]:
+    _ok("dataset", "export", str(dataset), "--format", "rcaeval", "--out", str(out))
+    with (out / "cases.csv").open() as index:
+        rows = list(csv.DictReader(index))
+    for row in rows:
+        case = out / row["folder"]
+        data = pd.read_csv(case / "data.csv")
+        inject = int((case / "inject_time.txt").read_text())
+        assert (data["time"] < inject).any() and (data["time"] >= inject).any()
+        assert all(c == "time" or c.count("_") == 1 for c in data.columns)  # RCAEval's split
+        assert f"{row['service']}_cpu" in data.columns
+        service, fault = case.parent.name.split("_")
+        assert (service, fault) == (row["service"], row["fault_type"].replace("_", "-"))
+        assert (case / "logs.csv").is_file()
+    return rows
+
+
+def test_the_rcaeval_export_runs_on_the_astronomy_shop_and_on_both(
+    datasets: dict[str, Path], tmp_path: Path
+) -> None:
+    shop = load_records(datasets["astronomyshop"])
+    rows = _exported(datasets["astronomyshop"], tmp_path / "shop")
+    assert sorted(r["case_id"] for r in rows) == sorted(str(r.case_id) for r in shop)
+    assert len({r["folder"] for r in rows}) == len(shop)
+    assert not any(r["folder"].startswith("astronomyshop/") for r in rows)  # one system: as is
+    pooled = load_records(datasets["both"])
+    rows = _exported(datasets["both"], tmp_path / "both")
+    assert len(rows) == len(pooled) == len(list((tmp_path / "both").glob("**/data.csv")))
+    system = {str(r.case_id): r.metadata.system for r in pooled}
+    assert all(r["folder"].startswith(f"{system[r['case_id']]}/") for r in rows)
