@@ -83,9 +83,8 @@ def _systems_line(
         return f"- One system ({titles[0] if titles else 'unknown'}) and {injector}"
     injectors = _injectors(mechanisms or []) or ["unknown"]
     return (
-        f"- {len(titles)} systems ({', '.join(titles)}), scored per system (the recovery "
-        f"figures of one are not those of another); fault injectors: {', '.join(injectors)}; "
-        f"{fault_types} fault types."
+        f"- {len(titles)} systems ({', '.join(titles)}), scored per system; fault "
+        f"injectors: {', '.join(injectors)}; {fault_types} fault types."
     )
 
 

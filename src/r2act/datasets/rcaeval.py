@@ -90,7 +90,7 @@ def folder(record: BenchmarkRecord, by_system: bool = False) -> str:
     """``<service>_<fault>/<intensity>-<repetition>`` for one record.
 
     ``by_system`` (a dataset of several systems) puts it under ``<system>/``: two systems
-    may share a service name (both have a ``frontend``), and RCAEval finds cases with
+    may give a service the same name, and RCAEval finds cases with
     ``glob("**/data.csv")`` and reads the labels from the two folders above ``data.csv``,
     so one more level leaves its reading unchanged.
     """
