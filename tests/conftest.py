@@ -205,3 +205,46 @@ def flag_shop(monkeypatch: pytest.MonkeyPatch) -> object:
     monkeypatch.setitem(systems.INSTALLED, shop.name, shop)
     monkeypatch.setitem(systems.SYSTEMS, shop.name, shop.topology)
     return shop
+
+
+def _r2act_cli(*args: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "r2act", *args], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"r2act {' '.join(args)} failed: {done.stderr[-2000:]}")
+
+
+@dataclass(frozen=True)
+class SimRuns:
+    """Audited simulator runs of the two systems' smoke campaigns, and their datasets."""
+
+    boutique: Path
+    astronomy: Path
+    astronomy_dataset: Path
+
+
+@pytest.fixture(scope="session")
+def sim_runs(tmp_path_factory: pytest.TempPathFactory) -> SimRuns:
+    """Online Boutique's smoke and the Astronomy Shop's smoke, collected and audited once
+    per session through the command line (seconds each on the virtual clock); the Astronomy
+    Shop run is also built into a dataset."""
+    root = tmp_path_factory.mktemp("two-systems")
+    runs = {}
+    for name in ("smoke", "astronomy-smoke"):
+        run = root / name
+        _r2act_cli("collect", str(REPO / "campaigns" / f"{name}.yaml"), "--out", str(run), "-q")
+        _r2act_cli("audit", str(run), "--workers", "1")
+        runs[name] = run
+    dataset = root / "astronomy-dataset"
+    _r2act_cli("dataset", "build", str(runs["astronomy-smoke"]), "--out", str(dataset), "-q")
+    return SimRuns(runs["smoke"], runs["astronomy-smoke"], dataset)
+
+
+@pytest.fixture(scope="session")
+def astronomy_dataset(sim_runs: SimRuns) -> Path:
+    """The Astronomy Shop smoke campaign's dataset (6 incidents on the simulator)."""
+    return sim_runs.astronomy_dataset

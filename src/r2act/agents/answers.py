@@ -10,11 +10,13 @@ from the same model.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from r2act.schema import FaultType, Prediction, RcaPrediction, RecoveryPlan
+from r2act.schema import FaultType, Prediction, RcaPrediction, RecoveryPlan, Topology
+from r2act.systems import system_of
 
 
 class FinalAnswer(BaseModel):
@@ -33,15 +35,26 @@ class FinalAnswer(BaseModel):
         )
 
 
-def answer_schema() -> dict[str, Any]:
-    """JSON Schema of :class:`FinalAnswer` (for structured output and the command runner)."""
+def case_fault_types(topology: Topology) -> tuple[FaultType, ...]:
+    """The fault types a case's answer may name: its system's (``System.fault_types``), so an
+    Online Boutique case is never offered ``feature_flag``, which only a flag system has."""
+    return system_of(topology).fault_types
+
+
+def answer_schema(fault_types: Sequence[FaultType] | None = None) -> dict[str, Any]:
+    """JSON Schema of :class:`FinalAnswer` (for structured output and the command runner).
+
+    ``fault_types`` is the case's system's label space (:func:`case_fault_types`); every
+    fault type the schema knows when None (a schema not about one case).
+    """
+    faults = list(FaultType) if fault_types is None else list(fault_types)
     schema = FinalAnswer.model_json_schema()
     schema["properties"]["rca"] = {
         "type": "object",
         "additionalProperties": False,
         "properties": {
             "service": {"type": "string", "description": "Root-cause service."},
-            "fault_type": {"type": "string", "enum": [f.value for f in FaultType]},
+            "fault_type": {"type": "string", "enum": [f.value for f in faults]},
         },
     }
     return schema

@@ -41,7 +41,7 @@ from typing import IO, Any
 import pandas as pd
 
 from r2act import __version__
-from r2act.agents.answers import FinalAnswer, answer_schema, parse_answer
+from r2act.agents.answers import FinalAnswer, answer_schema, case_fault_types, parse_answer
 from r2act.agents.cases import CaseInputs
 from r2act.agents.env import CaseEnvironment
 from r2act.agents.outcome import CaseResult
@@ -69,7 +69,8 @@ def write_case_dir(case: CaseInputs, directory: Path) -> Path:
     files = ["topology.json", "action_space.json", "logs.jsonl", "answer.schema.json"]
     (directory / "topology.json").write_text(json.dumps(env.topology(), indent=1), "utf-8")
     (directory / "action_space.json").write_text(json.dumps(env.action_space(), indent=1), "utf-8")
-    (directory / "answer.schema.json").write_text(json.dumps(answer_schema(), indent=1), "utf-8")
+    schema = answer_schema(case_fault_types(case.topology))  # the case's system's fault types
+    (directory / "answer.schema.json").write_text(json.dumps(schema, indent=1), "utf-8")
     _jsonl(directory / "logs.jsonl", case.logs.sort_values(["ts", "pod", "line"], kind="stable"))
     if case.events is not None:
         _jsonl(directory / "events.jsonl", case.events.sort_values(["ts"], kind="stable"))

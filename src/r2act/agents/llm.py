@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -44,7 +45,13 @@ from tenacity import (
 )
 
 from r2act import __version__
-from r2act.agents.answers import FinalAnswer, answer_schema, parse_answer, validate_answer
+from r2act.agents.answers import (
+    FinalAnswer,
+    answer_schema,
+    case_fault_types,
+    parse_answer,
+    validate_answer,
+)
 from r2act.agents.cases import CaseInputs
 from r2act.agents.digest import DEFAULT_BUDGET, digest
 from r2act.agents.env import CaseEnvironment
@@ -74,16 +81,25 @@ MAX_STORED_CHARS = 20_000
 MAX_TOOL_ARGS_CHARS = 64 << 10
 """Tool arguments longer than this are refused (every tool's arguments are short)."""
 
-SYSTEM_PROMPT = (
-    "You are an SRE diagnosing one incident in a Kubernetes microservice system from its "
-    "observations (phases: pre = before, during = fault window, post = after). Name the "
-    "root-cause service and fault type, and propose one recovery plan inside the action "
-    f"space. Fault types: {', '.join(f.value for f in FaultType)}. Operations: "
-    f"{', '.join(o.value for o in Operation)}. A plan is a JSON object with 'operation' "
-    "and exactly the fields that operation needs (target; replicas for scale_out; "
-    "memory_limit for increase_memory_limit; scope for rollback_config; dependency for "
-    "repair_dependency)."
-)
+
+def system_prompt(fault_types: Sequence[FaultType]) -> str:
+    """The system message for a case whose system realises ``fault_types`` (its label
+    space, :func:`~r2act.agents.answers.case_fault_types`): a model is offered only the
+    fault types its case can have."""
+    return (
+        "You are an SRE diagnosing one incident in a Kubernetes microservice system from its "
+        "observations (phases: pre = before, during = fault window, post = after). Name the "
+        "root-cause service and fault type, and propose one recovery plan inside the action "
+        f"space. Fault types: {', '.join(f.value for f in fault_types)}. Operations: "
+        f"{', '.join(o.value for o in Operation)}. A plan is a JSON object with 'operation' "
+        "and exactly the fields that operation needs (target; replicas for scale_out; "
+        "memory_limit for increase_memory_limit; scope for rollback_config; dependency for "
+        "repair_dependency)."
+    )
+
+
+SYSTEM_PROMPT = system_prompt(tuple(FaultType))
+"""The system message over every fault type the schema knows (no case's system in view)."""
 ANSWER_FORMAT = (
     'Answer with one JSON object only: {"rca": {"service": "...", "fault_type": "..."}, '
     '"plan": {"operation": "...", "target": "...", ...}}.'
@@ -439,13 +455,14 @@ class LlmAgent:
     def _prompt(self, case: CaseInputs, state: _Case) -> tuple[FinalAnswer | None, str | None]:
         evidence = digest(case, self.settings.digest_tokens)
         user = f"{evidence}\n\n{ANSWER_FORMAT}"
+        prompt = system_prompt(case_fault_types(case.topology))
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "system", "content": prompt},
             {"role": "user", "content": user},
         ]
-        state.trajectory.add("system", SYSTEM_PROMPT, timestamp=_now())
+        state.trajectory.add("system", prompt, timestamp=_now())
         state.trajectory.add("user", user, timestamp=_now())
-        reply = self._structured_call(state, messages)
+        reply = self._structured_call(state, messages, case)
         self._record(state, reply)
         content = reply.message.content
         answer, why = parse_answer(content)
@@ -457,14 +474,17 @@ class LlmAgent:
             {"role": "user", "content": repair},
         ]
         state.trajectory.add("user", repair, timestamp=_now())
-        reply = self._structured_call(state, messages)
+        reply = self._structured_call(state, messages, case)
         self._record(state, reply)
         answer, why = parse_answer(reply.message.content)
         return (answer, None) if answer is not None else (None, "malformed_answer")
 
-    def _structured_call(self, state: _Case, messages: list[dict[str, Any]]) -> _Reply:
+    def _structured_call(
+        self, state: _Case, messages: list[dict[str, Any]], case: CaseInputs
+    ) -> _Reply:
         if self._structured:
-            schema = {"name": "r2act_answer", "schema": answer_schema(), "strict": False}
+            answer = answer_schema(case_fault_types(case.topology))
+            schema = {"name": "r2act_answer", "schema": answer, "strict": False}
             try:
                 return self._create(
                     state, messages, response_format={"type": "json_schema", "json_schema": schema}
@@ -487,11 +507,12 @@ class LlmAgent:
             f"Investigate this case (view: {case.view}) with the tools, then call submit "
             f"with rca and plan. You have {self.settings.max_steps} model turns."
         )
+        prompt = system_prompt(case_fault_types(case.topology))
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "system", "content": prompt},
             {"role": "user", "content": user},
         ]
-        state.trajectory.add("system", SYSTEM_PROMPT, timestamp=_now())
+        state.trajectory.add("system", prompt, timestamp=_now())
         state.trajectory.add("user", user, timestamp=_now())
         tools = openai_tools()
         for turn in range(self.settings.max_steps + 1):

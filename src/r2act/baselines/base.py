@@ -2,9 +2,12 @@
 
 A baseline is a named generator of predictions over a dataset view. Most baselines only
 diagnose (a service and a fault type); :func:`mapped` carries such a diagnosis through the
-policy's mapper so every RCA-only method is scored on recovery under the same policy.
-Ground truth reaches a baseline only through :attr:`RunContext.reader` records, and only
-the gold control and supervised training read their labels.
+mapper of the record's own policy (the one its answers were labelled under, as the gold
+control and RCAEval do), so every RCA-only method is scored on recovery under the same policy
+and a system's rules for that policy apply. The policy name is not an answer: every record
+of a dataset carries the same one. Ground truth reaches a baseline only through
+:attr:`RunContext.reader` records, and only the gold control and supervised training read
+their labels.
 """
 
 from __future__ import annotations
@@ -14,9 +17,16 @@ from dataclasses import dataclass
 
 from pydantic import JsonValue
 
-from r2act.actions import DEFAULT_POLICY, RecoveryPolicy, map_rca
+from r2act.actions import RecoveryPolicy, map_rca, policy_named
 from r2act.baselines.reader import DatasetReader
-from r2act.schema import ActionSpace, FaultType, Prediction, RcaPrediction, Topology
+from r2act.schema import (
+    ActionSpace,
+    BenchmarkRecord,
+    FaultType,
+    Prediction,
+    RcaPrediction,
+    Topology,
+)
 from r2act.systems import system_of
 
 
@@ -61,10 +71,14 @@ def mapped(
     fault_type: FaultType,
     *,
     method: str,
+    policy: RecoveryPolicy,
     evidence: JsonValue = None,
-    policy: RecoveryPolicy = DEFAULT_POLICY,
 ) -> Prediction:
-    """An RCA-only answer with the plan the mapper derives from it under ``policy``."""
+    """An RCA-only answer with the plan the mapper derives from it under ``policy``.
+
+    ``policy`` has no default: it is the record's (:func:`policy_of`), the one its labels
+    were made under, so a diagnosis is scored under the semantics its answers use and a
+    system's own rules for that policy apply (not always ``r2act-mechanics/3``)."""
     return Prediction(
         incident_id=incident_id,
         rca=RcaPrediction(service=service, fault_type=fault_type.value),
@@ -72,6 +86,11 @@ def mapped(
         method=method,
         evidence=evidence,
     )
+
+
+def policy_of(record: BenchmarkRecord) -> RecoveryPolicy:
+    """The recovery policy ``record`` was labelled under (its ``policy`` field)."""
+    return policy_named(record.policy)
 
 
 def abstain(incident_id: str, method: str, reason: str = "no training data") -> Prediction:

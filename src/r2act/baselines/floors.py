@@ -15,8 +15,15 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 
-from r2act.baselines.base import Baseline, RunContext, abstain, fault_types, mapped
-from r2act.baselines.folds import splits
+from r2act.baselines.base import (
+    Baseline,
+    RunContext,
+    abstain,
+    fault_types,
+    mapped,
+    policy_of,
+)
+from r2act.baselines.folds import system_splits
 from r2act.schema import FaultType, Prediction
 
 
@@ -36,6 +43,7 @@ def _random(ctx: RunContext) -> Iterator[Prediction]:
             service,
             fault,
             method=ctx.method,
+            policy=policy_of(record),
             evidence={"seed": ctx.seed},
         )
 
@@ -48,7 +56,7 @@ def _most_common(values: list[str]) -> str:
 def _majority(ctx: RunContext) -> Iterator[Prediction]:
     reader = ctx.reader
     answers: dict[str, Prediction] = {}
-    for split in splits(reader.records, reader.folds):
+    for split in system_splits(reader.records, reader.folds):
         train = split.train
         if not train:
             answers.update((r.incident_id, abstain(r.incident_id, ctx.method)) for r in split.test)
@@ -63,6 +71,7 @@ def _majority(ctx: RunContext) -> Iterator[Prediction]:
                 service,
                 fault,
                 method=ctx.method,
+                policy=policy_of(record),
                 evidence={"fold": split.fold, "trained_on": len(train)},
             )
     for record in reader.records:

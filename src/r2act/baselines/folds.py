@@ -39,3 +39,16 @@ def splits(records: list[BenchmarkRecord], folds: list[list[str]]) -> Iterator[S
     rest = [r for r in records if key_of(r) not in fold_of]
     if rest:
         yield Split(len(folds), [r for r in records if key_of(r) in fold_of], rest)
+
+
+def system_splits(records: list[BenchmarkRecord], folds: list[list[str]]) -> Iterator[Split]:
+    """``splits``, each cut by system: a learning baseline trains on the records of the
+    system it predicts, never on another system's (whose services and logs are not this
+    one's). A one-system dataset's splits are ``splits``' own, unchanged."""
+    for split in splits(records, folds):
+        for system in sorted({r.metadata.system for r in split.test}):
+            yield Split(
+                split.fold,
+                [r for r in split.train if r.metadata.system == system],
+                [r for r in split.test if r.metadata.system == system],
+            )

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from r2act.actions import policy_named
-from r2act.baselines.base import Baseline, RunContext, mapped
+from r2act.baselines.base import Baseline, RunContext, mapped, policy_of
 from r2act.schema import Prediction
 
 
@@ -28,7 +27,7 @@ def _gold(ctx: RunContext) -> Iterator[Prediction]:
             record.labels.fault_type,
             method=ctx.method,
             evidence={"control": "gold rca"},
-            policy=policy_named(record.policy),
+            policy=policy_of(record),
         )
 
 

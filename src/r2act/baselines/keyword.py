@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from r2act.baselines.base import Baseline, RunContext, mapped
+from r2act.baselines.base import Baseline, RunContext, mapped, policy_of
 from r2act.baselines.signals import contains, error_rate_increase, span_s, window
 from r2act.schema import FaultType, Prediction
 
@@ -73,7 +73,8 @@ def loudest_service(logs: pd.DataFrame, targets: list[str], fallback: str) -> st
 
 
 def _keyword(ctx: RunContext) -> Iterator[Prediction]:
-    for case in ctx.reader.cases():
+    for record in ctx.reader.records:
+        case = ctx.reader.case(record)
         fault, rise = fault_by_keywords(case.logs)
         service = loudest_service(case.logs, case.action_space.targets, case.topology.entrypoint)
         yield mapped(
@@ -83,6 +84,7 @@ def _keyword(ctx: RunContext) -> Iterator[Prediction]:
             service,
             fault,
             method=ctx.method,
+            policy=policy_of(record),
             evidence={"keyword_rise_per_s": {k: round(v, 4) for k, v in rise.items() if v > 0}},
         )
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from r2act.baselines.base import Baseline, RunContext, abstain, mapped
-from r2act.baselines.folds import splits
+from r2act.baselines.base import Baseline, RunContext, abstain, mapped, policy_of
+from r2act.baselines.folds import system_splits
 from r2act.baselines.reader import Case
 from r2act.baselines.signals import app_of, error_lines, span_s, window
 from r2act.datasets.folds import key_of
@@ -101,7 +101,7 @@ def _nb(ctx: RunContext) -> Iterator[Prediction]:
     reader = ctx.reader
     feats = {case.case_id: features(case) for case in reader.cases()}
     answers: dict[str, Prediction] = {}
-    for split in splits(reader.records, reader.folds):
+    for split in system_splits(reader.records, reader.folds):
         train_ids = [key_of(r) for r in split.train]
         if not train_ids:
             answers.update((key_of(r), abstain(key_of(r), ctx.method)) for r in split.test)
@@ -121,6 +121,7 @@ def _nb(ctx: RunContext) -> Iterator[Prediction]:
                 service,
                 FaultType(fault),
                 method=ctx.method,
+                policy=policy_of(record),
                 evidence={
                     "fold": split.fold,
                     "trained_on": len(train_ids),

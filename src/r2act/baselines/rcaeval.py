@@ -36,8 +36,7 @@ from typing import Final
 
 from pydantic import JsonValue
 
-from r2act.actions import policy_named
-from r2act.baselines.base import abstain, mapped
+from r2act.baselines.base import abstain, mapped, policy_of
 from r2act.baselines.reader import DatasetReader
 from r2act.errors import DataError, R2actError
 from r2act.schema import BenchmarkRecord, FaultType, Prediction
@@ -185,7 +184,7 @@ def predictions(reader: DatasetReader, run: DriverRun, method: str) -> list[Pred
                 fault,
                 method=method,
                 evidence=evidence,
-                policy=policy_named(record.policy),
+                policy=policy_of(record),
             )
         )
     return out

@@ -28,7 +28,7 @@ from functools import cached_property
 
 import pandas as pd
 
-from r2act.baselines.base import Baseline, RunContext, mapped
+from r2act.baselines.base import Baseline, RunContext, mapped, policy_of
 from r2act.baselines.keyword import fault_by_keywords, loudest_service
 from r2act.baselines.logparse import (
     EntryRequests,
@@ -422,7 +422,8 @@ def diagnose(case: Case) -> Finding:
 
 
 def _rule(ctx: RunContext) -> Iterator[Prediction]:
-    for case in ctx.reader.cases():
+    for record in ctx.reader.records:
+        case = ctx.reader.case(record)
         found = diagnose(case)
         yield mapped(
             case.case_id,
@@ -431,6 +432,7 @@ def _rule(ctx: RunContext) -> Iterator[Prediction]:
             found.service,
             found.fault,
             method=ctx.method,
+            policy=policy_of(record),
             evidence={"rule": found.rule, "clue": found.clue},
         )
 

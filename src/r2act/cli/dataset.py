@@ -23,8 +23,14 @@ dataset_app = typer.Typer(
 )
 app.add_typer(dataset_app, name="dataset")
 
-_RUN = typer.Argument(None, help="Run directory (default: the newest ./r2act-runs/<campaign>/).")
-_OUT = typer.Option(None, "--out", help="Dataset directory (default: RUN/dataset).")
+_RUN = typer.Argument(
+    None,
+    help="Run directory, or several to pool into one dataset (e.g. one per system; default: "
+    "the newest ./r2act-runs/<campaign>/).",
+)
+_OUT = typer.Option(
+    None, "--out", help="Dataset directory (default: RUN/dataset; required for several runs)."
+)
 _SEED = typer.Option(0, "--folds-seed", help="Seed of the stratified folds.")
 _DIR = typer.Argument(..., help="Dataset directory to check.")
 _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
@@ -32,25 +38,35 @@ _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar (for CI).")
 
 @dataset_app.command()
 def build(
-    run_dir: Path | None = _RUN,
+    run_dir: list[Path] | None = _RUN,
     out: Path | None = _OUT,
     folds_seed: int = _SEED,
     quiet: bool = _QUIET,
 ) -> None:
     """Build the publishable dataset from [bold]RUN/audit[/] and the raw observations.
 
+    Several runs (say, one campaign per system) are pooled into one dataset with one set of
+    case ids, folds and checksums; [bold]r2act evaluate[/] then scores it per system too.
+
     Example: [bold]r2act audit && r2act dataset build --out dist/r2act-302[/]
+
+    [bold]r2act dataset build runs/ob runs/astro --out dist/two-systems[/]
     """
     from r2act.cli._counting import counting
     from r2act.datasets import build_dataset
     from r2act.quality_gate import Group, read_verdicts, resolve_run_dir
 
-    run, picked = resolve_run_dir(run_dir, needs="audit")
-    if picked:
+    if run_dir:
+        runs = [resolve_run_dir(r, needs="audit")[0] for r in run_dir]
+    else:
+        run, _ = resolve_run_dir(None, needs="audit")
         console.print(f"building from the most recent audited run: {run}", highlight=False)
-    main = sum(v.group == Group.MAIN for v in read_verdicts(run))
+        runs = [run]
+    main = sum(v.group == Group.MAIN for r in runs for v in read_verdicts(r))
     with counting(console, "build", main, quiet=quiet) as advance:
-        result = build_dataset(run, out, folds_seed=folds_seed, progress=advance)
+        result = build_dataset(
+            runs[0] if len(runs) == 1 else runs, out, folds_seed=folds_seed, progress=advance
+        )
     comp = result.composition
     console.print(
         f"{comp.incidents} main incidents, {len(comp.cells)} cells, "

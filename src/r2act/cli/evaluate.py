@@ -236,6 +236,8 @@ def evaluate(  # noqa: PLR0917 - typer maps parameters to options
     _print_warnings(report.warnings)
     _refuse_uncovered(report)
     out.print(tables.methods_table(report, width=out.width))
+    for table in tables.system_tables(report, width=out.width):
+        out.print(table)
     if details:
         for method in report.methods:
             out.print(tables.details(_without_notes(method), width=out.width))

@@ -6,6 +6,13 @@ parent appends them to the Parquet writers in id order (one row group per incide
 memory is bounded by a few incidents and the output does not depend on scheduling. It
 writes into a temporary sibling directory and swaps it in at the end, so a failed build
 never leaves a half dataset, and a rebuild of the same run gives byte-identical files.
+
+Several audited runs (of one system or of several, e.g. an Online Boutique campaign and an
+Astronomy Shop one) build one dataset: their main incidents are pooled and published exactly
+as one run's would be (one salt and case-id set over all answers, folds stratified over all
+records, one SHA256SUMS), each incident's observations read from the run it was collected in.
+Two runs holding the same incident id are refused (merge shards of one campaign with
+``r2act merge`` first); the scorer reports such a dataset per system (``by_system``).
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import shutil
 import signal
 import threading
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +53,7 @@ from r2act.quality_gate import (
 from r2act.quality_gate.audit import default_workers
 from r2act.quality_gate.rawstore import RAW_DIR
 from r2act.schema import BenchmarkRecord
+from r2act.systems import INSTALLED
 
 DATASET_DIR = "dataset"
 _PARALLEL_MIN = 8
@@ -76,6 +84,45 @@ def main_records(run_dir: Path, verdicts: list[Verdict]) -> list[BenchmarkRecord
                 f"{path}: record of a main incident is missing or invalid (rerun `r2act audit`)"
             ) from exc
     return records
+
+
+@dataclass(frozen=True)
+class _Runs:
+    """The audited runs a dataset is built from, pooled: verdicts, main records (sorted by
+    incident id) and the run each incident was collected in."""
+
+    dirs: tuple[Path, ...]
+    verdicts: list[Verdict]
+    records: list[BenchmarkRecord]
+    run_of: dict[str, Path]
+
+    @property
+    def name(self) -> str:
+        """What the card says the dataset was built from: the runs' directory names."""
+        return ", ".join(d.resolve().name for d in self.dirs)
+
+
+def _gather(run_dirs: Sequence[Path]) -> _Runs:
+    """Every run's verdicts and main records; DataError when two runs share an incident."""
+    verdicts: list[Verdict] = []
+    records: list[BenchmarkRecord] = []
+    run_of: dict[str, Path] = {}
+    seen: dict[str, Path] = {}
+    for run in run_dirs:
+        own = read_verdicts(run)
+        for verdict in own:
+            if verdict.incident_id in seen:
+                raise DataError(
+                    f"{run}: incident {verdict.incident_id} is also in {seen[verdict.incident_id]}"
+                    " (build from distinct campaigns; merge shards of one with `r2act merge`)"
+                )
+            seen[verdict.incident_id] = run
+        verdicts += own
+        for record in main_records(run, own):
+            records.append(record)
+            run_of[record.incident_id] = run
+    records.sort(key=lambda r: r.incident_id)
+    return _Runs(tuple(run_dirs), verdicts, records, run_of)
 
 
 def _observations(
@@ -194,9 +241,8 @@ def _write_json(path: Path, value: Any) -> None:
 
 
 def _build_info(
-    run_dir: Path,
+    runs: _Runs,
     records: list[BenchmarkRecord],
-    verdicts: list[Verdict],
     folds_seed: int,
     out: Path,
 ) -> BuildInfo:
@@ -204,7 +250,7 @@ def _build_info(
         return sorted(set(values)) or ["-"]
 
     dates = [r.metadata.collected_at for r in records]
-    counts = Counter(v.group.value for v in verdicts)
+    counts = Counter(v.group.value for v in runs.verdicts)
     campaigns = distinct([r.metadata.campaign for r in records])
     return BuildInfo(
         name=f"r2act recovery benchmark: {', '.join(campaigns)}",
@@ -212,12 +258,14 @@ def _build_info(
         tool_version=__version__,
         target_kinds=distinct([r.metadata.target_kind for r in records]),
         systems=distinct([r.metadata.system for r in records]),
+        mechanisms=sorted({r.labels.mechanism for r in records}),
+        fault_types=len({r.labels.fault_type for r in records}),
         manifest_sha256=distinct([r.metadata.manifest_sha256 for r in records]),
         noise_levels=distinct(
             [r.metadata.noise.value if r.metadata.noise else "not recorded" for r in records]
         ),
         folds_seed=folds_seed,
-        built_from=run_dir.resolve().name,
+        built_from=runs.name,
         date=max(dates)[:10] if dates else "1970-01-01",
         audit_counts={g.value: counts.get(g.value, 0) for g in Group},
         matplotlib=figures.matplotlib_version(),
@@ -228,22 +276,30 @@ def _build_info(
 
 
 def build_dataset(
-    run_dir: Path,
+    run_dir: Path | Sequence[Path],
     out: Path | None = None,
     *,
     folds_seed: int = DEFAULT_SEED,
     workers: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> BuildResult:
-    """Build the dataset of ``run_dir`` into ``out`` (default ``RUN/dataset``)."""
-    verdicts = read_verdicts(run_dir)
-    records = main_records(run_dir, verdicts)
-    if not records:
+    """Build the dataset of ``run_dir`` (one run, or several pooled) into ``out``.
+
+    ``out`` defaults to ``RUN/dataset`` for one run; several runs need it (DataError).
+    """
+    dirs = [run_dir] if isinstance(run_dir, Path) else list(run_dir)
+    if len(set(d.resolve() for d in dirs)) != len(dirs):
+        raise DataError(f"{dirs}: a run is named twice (name each run once)")
+    if out is None and len(dirs) != 1:
+        raise DataError(f"{len(dirs)} runs: say where the pooled dataset goes (--out DIR)")
+    runs = _gather(dirs)
+    if not runs.records:
+        why = ", ".join(str(d / AUDIT_DIR / REPORT_MD) for d in dirs)
         raise DataError(
-            f"{run_dir}: the audit admitted no main incident; nothing to publish (why: "
-            f"{run_dir / AUDIT_DIR / REPORT_MD}; fix the campaign or cluster and collect again)"
+            f"{', '.join(map(str, dirs))}: the audit admitted no main incident; nothing to "
+            f"publish (why: {why}; fix the campaign or cluster and collect again)"
         )
-    out = out or run_dir / DATASET_DIR
+    out = out or dirs[0] / DATASET_DIR
     if out.exists() and not _replaceable(out):
         raise DataError(
             f"{out}: exists and is not an r2act dataset; refusing to replace it "
@@ -256,10 +312,8 @@ def build_dataset(
             shutil.rmtree(tmp)
         tmp.mkdir(parents=True)
         _write_all(
-            run_dir,
+            runs,
             tmp,
-            records=records,
-            verdicts=verdicts,
             folds_seed=folds_seed,
             workers=workers or default_workers(),
             progress=progress,
@@ -276,8 +330,8 @@ def build_dataset(
             shutil.rmtree(tmp, ignore_errors=True)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    trail = sum(v.group != Group.MAIN for v in verdicts)
-    return BuildResult(out, compose(records), trail)
+    trail = sum(v.group != Group.MAIN for v in runs.verdicts)
+    return BuildResult(out, compose(runs.records), trail)
 
 
 def _unwind_on_stop() -> dict[int, Any]:
@@ -318,33 +372,31 @@ def _replaceable(out: Path) -> bool:
 
 
 def _write_all(
-    run_dir: Path,
+    runs: _Runs,
     out: Path,
     *,
-    records: list[BenchmarkRecord],
-    verdicts: list[Verdict],
     folds_seed: int,
     workers: int,
     progress: Callable[[str], None] | None,
 ) -> None:
-    salt, records = ids.assign(records)
+    salt, records = ids.assign(runs.records)
     composition = compose(records)
     entry = entry_point([r.metadata.system for r in records])
     drawn = figures.write_async(composition, out)  # beside the tables, in its own process
     try:
-        _write_tables(run_dir, out, records, verdicts, salt, folds_seed, workers, progress)
+        _write_tables(runs, out, records, salt, folds_seed, workers, progress)
         write_schemas(out / layout.SCHEMA_DIR, entry)
     finally:
         drawn.exception()  # wait: nothing may still write into ``out`` once we return
     drawn.result()
-    info = _build_info(run_dir, records, verdicts, folds_seed, out)
+    info = _build_info(runs, records, folds_seed, out)
     (out / layout.README).write_text(render_card(info, composition), encoding="utf-8")
     sums = {name: sha256_file(out / name) for name in layout.TABLES}
     from r2act.datasets.croissant import render_croissant  # mlcroissant: seconds to import
 
     croissant = render_croissant(
         name=info.name,
-        description=f"{composition.incidents} quality-audited Kubernetes recovery incidents.",
+        description=_description(composition.incidents, info.systems),
         version=__version__,
         date=info.date,
         sha256=sums,
@@ -354,11 +406,20 @@ def _write_all(
     write_sums(out)
 
 
+def _description(incidents: int, systems: list[str]) -> str:
+    """The Croissant description: it names the systems when there are several (one-system
+    datasets keep the sentence they always had)."""
+    text = f"{incidents} quality-audited Kubernetes recovery incidents"
+    if len(systems) <= 1:
+        return f"{text}."
+    titles = [INSTALLED[s].title if s in INSTALLED else s for s in systems]
+    return f"{text} on {len(systems)} systems ({', '.join(titles)}), scored per system."
+
+
 def _write_tables(  # noqa: PLR0917
-    run_dir: Path,
+    runs: _Runs,
     out: Path,
     records: list[BenchmarkRecord],
-    verdicts: list[Verdict],
     salt: str,
     folds_seed: int,
     workers: int,
@@ -366,14 +427,14 @@ def _write_tables(  # noqa: PLR0917
 ) -> None:
     writers = _Writers(out)
     try:
-        staged = run_dir / AUDIT_DIR / STAGED_LOGS_DIR
         dirs = [
             (
-                run_dir / RAW_DIR / r.incident_id,
+                run / RAW_DIR / r.incident_id,
                 str(r.case_id),
-                staged / f"{r.incident_id}.parquet",
+                run / AUDIT_DIR / STAGED_LOGS_DIR / f"{r.incident_id}.parquet",
             )
             for r in records
+            for run in (runs.run_of[r.incident_id],)
         ]
         for record, obs in zip(records, _observations(dirs, workers), strict=True):
             _check_counts(record, writers.add(obs))
@@ -385,5 +446,5 @@ def _write_tables(  # noqa: PLR0917
     _write_json(out / layout.FOLDS, folds.model_dump(mode="json"))
     write_table(out / layout.CASES, tables.cases_table(records, folds))
     write_table(out / layout.INCIDENTS, tables.incidents_table(records))
-    write_table(out / layout.AUDIT_TRAIL, tables.trail_table(verdicts))
+    write_table(out / layout.AUDIT_TRAIL, tables.trail_table(runs.verdicts))
     _write_json(out / layout.KEY, ids.key_document(salt))

@@ -44,18 +44,48 @@ class BuildInfo:
     """Tables without a row: no Hugging Face config (``datasets`` cannot load an empty one)."""
     systems: list[str] = field(default_factory=list)
     """The systems under test the records hold (``metadata.system``), in order."""
+    mechanisms: list[str] = field(default_factory=list)
+    """The records' injection mechanisms (``labels.mechanism``), distinct and sorted."""
+    fault_types: int = 0
+    """How many fault types the records hold."""
     noise_levels: list[str] = field(default_factory=list)
     """The records' noise levels (``metadata.noise``), in order; ``not recorded`` for runs
     collected before the campaign's noise key (a simulator without background)."""
 
 
-def _systems_line(systems: list[str]) -> str:
-    """The card's first limitation: which systems the dataset holds, by their own names."""
+_INJECTORS = (
+    ("chaos-mesh-", "Chaos Mesh"),
+    ("config-fault-", "r2act ConfigFault"),
+    ("flag-fault-", "r2act FlagFault"),
+)
+"""Mechanism prefix -> the injector that realises it (``quality_gate.records``)."""
+
+
+def _injectors(mechanisms: list[str]) -> list[str]:
+    names = [n for prefix, n in _INJECTORS if any(m.startswith(prefix) for m in mechanisms)]
+    return names + sorted(
+        {m for m in mechanisms if not any(m.startswith(p) for p, _ in _INJECTORS)}
+    )
+
+
+def _systems_line(
+    systems: list[str], mechanisms: list[str] | None = None, fault_types: int = 8
+) -> str:
+    """The card's first limitation: which systems the dataset holds, by their own names.
+
+    With several systems, the injectors and the number of fault types are the records'
+    (the systems' fault types differ: a flag on one, none on the other); the one-system
+    line is the one Online Boutique datasets have always carried.
+    """
     titles = [INSTALLED[s].title if s in INSTALLED else s for s in systems]
-    injector = "one fault injector (Chaos Mesh); eight fault types."
     if len(titles) <= 1:
+        injector = "one fault injector (Chaos Mesh); eight fault types."
         return f"- One system ({titles[0] if titles else 'unknown'}) and {injector}"
-    return f"- {len(titles)} systems ({', '.join(titles)}), scored per system; {injector}"
+    injectors = _injectors(mechanisms or []) or ["unknown"]
+    return (
+        f"- {len(titles)} systems ({', '.join(titles)}), scored per system; fault "
+        f"injectors: {', '.join(injectors)}; {fault_types} fault types."
+    )
 
 
 def _size_category(n: int) -> str:
@@ -295,7 +325,7 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         "",
         "## Known limitations",
         "",
-        _systems_line(info.systems),
+        _systems_line(info.systems, info.mechanisms, info.fault_types),
         "- On a `sim` target the telemetry comes from r2act's simulator, not a real cluster; "
         "methods tuned on it may not transfer.",
         "- HTTP faults are route rules at the entry point (gRPC services need a mesh for "

@@ -13,6 +13,9 @@ epoch seconds); multi-source cases add logs. This export writes::
     OUT/cases.csv    folder, case_id, incident_id, service, fault_type, intensity, repetition,
                      step_s
 
+A dataset of several systems gets one more level, ``OUT/<system>/<service>_<fault>/...``
+(two systems may share a service name); a one-system export is unchanged.
+
 ``<fault>`` is the fault type with hyphens (``pod-failure``), since RCAEval splits the
 folder name at its underscore. Intensity and repetition stay two separate parts of the
 case folder name (``severe-2``), so moderate and severe incidents of one cell never share a
@@ -83,11 +86,18 @@ class ExportSummary:
     columns: int
 
 
-def folder(record: BenchmarkRecord) -> str:
-    """``<service>_<fault>/<intensity>-<repetition>`` for one record."""
+def folder(record: BenchmarkRecord, by_system: bool = False) -> str:
+    """``<service>_<fault>/<intensity>-<repetition>`` for one record.
+
+    ``by_system`` (a dataset of several systems) puts it under ``<system>/``: two systems
+    may give a service the same name, and RCAEval finds cases with
+    ``glob("**/data.csv")`` and reads the labels from the two folders above ``data.csv``,
+    so one more level leaves its reading unchanged.
+    """
     fault = record.labels.fault_type.value.replace("_", "-")
     case = f"{record.labels.intensity.value}-{record.metadata.repetition}"
-    return f"{record.labels.service}_{fault}/{case}"
+    path = f"{record.labels.service}_{fault}/{case}"
+    return f"{record.metadata.system}/{path}" if by_system else path
 
 
 def _service(pod: str, services: list[str]) -> str | None:
@@ -227,12 +237,14 @@ def export_rcaeval(dataset: Path, out: Path, *, logs: bool = True) -> ExportSumm
     known = set(source.ids())
     requests = _request_tables(dataset)
     rows, columns = [], 0
-    for record in sorted(records, key=folder):
+    by_system = len({r.metadata.system for r in records}) > 1
+    records = sorted(records, key=lambda r: folder(r, by_system))
+    for record in records:
         case_id = record.case_id or record.incident_id
         if case_id not in known:
             raise DataError(f"{dataset}: {case_id} has no row in cases.parquet")
         inputs = source.case(case_id)
-        directory = out / folder(record)
+        directory = out / folder(record, by_system)
         directory.mkdir(parents=True, exist_ok=False)
         data = case_table(inputs, requests.get(case_id))
         columns = max(columns, len(data.columns) - 1)
@@ -242,7 +254,7 @@ def export_rcaeval(dataset: Path, out: Path, *, logs: bool = True) -> ExportSumm
             _write_logs(inputs.logs, directory / "logs.csv")
         rows.append(
             [
-                folder(record),
+                folder(record, by_system),
                 case_id,
                 record.incident_id,
                 record.labels.service,

@@ -64,6 +64,29 @@ def methods_table(report: EvaluationReport, width: int = 200) -> RenderableType:
     return Group(caption, *[_metric_table(report, keys, name_width, ci=ci) for keys in groups])
 
 
+def system_tables(report: EvaluationReport, width: int = 200) -> list[RenderableType]:
+    """The method table once per system, every metric with its interval (none for a
+    one-system report): a dataset of several systems is never shown only pooled.
+
+    Each system's numbers are its records' alone (``MethodReport.by_system``: the same
+    scoring on that subset), so they equal an evaluation of that system's records by itself
+    up to the bootstrap draws (the intervals' resampling is seeded per stratum).
+    """
+    systems = sorted({s for m in report.methods for s in (m.by_system or {})})
+    out: list[RenderableType] = []
+    for system in systems:
+        methods = [
+            m.model_copy(update={"metrics": m.by_system[system]})
+            for m in report.methods
+            if m.by_system and system in m.by_system
+        ]
+        n = methods[0].metrics["rca_s"].n
+        label = f"{report.dataset or 'records'} [system {system}]"
+        view = report.model_copy(update={"methods": methods, "incidents": n, "dataset": label})
+        out.append(methods_table(view, width=width))
+    return out
+
+
 _GROUPS = (MAIN_COLUMNS, SIDE_COLUMNS)
 _PADDING = 3  # a space each side of a cell and the column gap rich adds
 

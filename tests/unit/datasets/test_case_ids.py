@@ -15,6 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from r2act.actions import DEFAULT_POLICY
 from r2act.baselines.base import mapped
 from r2act.datasets import ids, layout, load_records, read_table
 from r2act.evaluation import evaluate, parse_stream
@@ -38,7 +39,7 @@ def _id_only_predictions(keys: list[str], records: list[BenchmarkRecord]) -> byt
     for key in keys:
         service = next((s for s in services if f"_{s}_" in key), common_service)
         fault = next((f for f in _OB_FAULTS if f"_{f.value}_" in key), common_fault)
-        line = mapped(key, space, OB, service, fault, method="id-only")
+        line = mapped(key, space, OB, service, fault, method="id-only", policy=DEFAULT_POLICY)
         lines.append(line.model_dump_json())
     return ("\n".join(lines) + "\n").encode()
 
