@@ -16,7 +16,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from r2act.cluster.base import INCIDENT_LABEL, MANAGED_BY, MANAGED_BY_LABEL, RUN_LABEL
+from r2act.cluster.base import INCIDENT_LABEL, RUN_LABEL
+from r2act.cluster.sim import bookkept
 from r2act.cluster.sim.chaos import ConfigSpec, parse_config_fault
 from r2act.cluster.sim.plans import _next, rollout
 from r2act.cluster.sim.state import ChaosRec, PodRec, SimState, TemplateRec
@@ -43,12 +44,7 @@ def _meta(obj: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
 
 def bookkeeping(state: SimState, deployment: str) -> dict[str, Any] | None:
     """The parsed ``r2act.io/config-fault`` annotation of a deployment, if any."""
-    dep = state.deployments.get(deployment)
-    raw = None if dep is None else dep.annotations.get(CONFIG_FAULT_ANNOTATION)
-    if raw is None:
-        return None
-    found = json.loads(raw)
-    return found if isinstance(found, dict) else None
+    return bookkept.bookkeeping(state, deployment, CONFIG_FAULT_ANNOTATION)
 
 
 def inject(state: SimState, topology: Topology, obj: Mapping[str, Any]) -> ChaosRec:
@@ -209,21 +205,4 @@ def status(state: SimState, rec: ChaosRec) -> ChaosStatus:
 
 def leftovers(state: SimState) -> list[ChaosRef]:
     """ConfigFaults found through the deployments' annotations."""
-    found = []
-    for name in sorted(state.deployments):
-        book = bookkeeping(state, name)
-        if book is None:
-            continue
-        rec = state.live_chaos(CONFIG_FAULT_KIND, str(book.get("name")))
-        if rec is not None and rec.labels.get(MANAGED_BY_LABEL) not in (None, MANAGED_BY):
-            continue
-        found.append(
-            ChaosRef(
-                kind=CONFIG_FAULT_KIND,
-                name=str(book.get("name")),
-                namespace=state.namespace,
-                incident_id=None if book.get("incidentId") is None else str(book["incidentId"]),
-                run_id=None if book.get("runId") is None else str(book["runId"]),
-            )
-        )
-    return found
+    return bookkept.leftovers(state, CONFIG_FAULT_KIND, CONFIG_FAULT_ANNOTATION)

@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from r2act.cluster.base import MANAGED_BY, MANAGED_BY_LABEL
 from r2act.cluster.flag_fault_object import parse, rejected
+from r2act.cluster.sim import bookkept
 from r2act.cluster.sim.chaos import Fault, rfc3339
 from r2act.cluster.sim.plans import _next, rollout
 from r2act.cluster.sim.state import ChaosRec, SimState
@@ -76,12 +76,7 @@ def _flag_of(topology: Topology, name: str, flag: str, variant: str) -> FeatureF
 
 def bookkeeping(state: SimState, deployment: str) -> dict[str, Any] | None:
     """The parsed ``r2act.io/flag-fault`` annotation of a deployment, if any."""
-    dep = state.deployments.get(deployment)
-    raw = None if dep is None else dep.annotations.get(FLAG_FAULT_ANNOTATION)
-    if raw is None:
-        return None
-    found = json.loads(raw)
-    return found if isinstance(found, dict) else None
+    return bookkept.bookkeeping(state, deployment, FLAG_FAULT_ANNOTATION)
 
 
 def _restart(state: SimState, topology: Topology, deployment: str) -> str:
@@ -212,24 +207,7 @@ def status(state: SimState, rec: ChaosRec) -> ChaosStatus:
 
 def leftovers(state: SimState) -> list[ChaosRef]:
     """FlagFaults found through the flag-serving Deployments' annotations."""
-    found = []
-    for name in sorted(state.deployments):
-        book = bookkeeping(state, name)
-        if book is None:
-            continue
-        rec = state.live_chaos(FLAG_FAULT_KIND, str(book.get("name")))
-        if rec is not None and rec.labels.get(MANAGED_BY_LABEL) not in (None, MANAGED_BY):
-            continue
-        found.append(
-            ChaosRef(
-                kind=FLAG_FAULT_KIND,
-                name=str(book.get("name")),
-                namespace=state.namespace,
-                incident_id=None if book.get("incidentId") is None else str(book["incidentId"]),
-                run_id=None if book.get("runId") is None else str(book["runId"]),
-            )
-        )
-    return found
+    return bookkept.leftovers(state, FLAG_FAULT_KIND, FLAG_FAULT_ANNOTATION)
 
 
 def _served_from(state: SimState, deployment: str, since: float) -> float | None:

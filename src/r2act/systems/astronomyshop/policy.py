@@ -38,55 +38,26 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from r2act.schema import FaultType, Operation
-from r2act.schema.rules import PlanRule, Reach, Role, RuleTable, ScopeKind
+from r2act.schema.rules import PlanRule, RuleTable, ScopeKind
+from r2act.systems.onlineboutique import policy as onlineboutique_policy
 from r2act.systems.policy import RecoveryRules
 
-_M, _P = Operation, Role
+_M = Operation
 
 _REVERT_FLAG = (PlanRule(_M.ROLLBACK_CONFIG, scope=ScopeKind.FLAG),)
 """A flag fault's only valid plan: revert that flag on its reader (``rollback_config``)."""
 
 MECHANICS_V2: RuleTable = MappingProxyType(
-    {
-        FaultType.POD_FAILURE: (PlanRule(_M.RESTART_SERVICE),),
-        FaultType.NETWORK_DELAY: (PlanRule(_M.RESTART_SERVICE),),
-        FaultType.CPU_SATURATION: (
-            PlanRule(_M.RESTART_SERVICE),
-            PlanRule(_M.SCALE_OUT, reach=Reach.FRESH_CONNECTIONS, above_stressors=True),
-        ),
-        FaultType.HTTP_ERROR: (PlanRule(_M.ROLLBACK_CONFIG), PlanRule(_M.RESTART_SERVICE)),
-        FaultType.HTTP_ABORT: (PlanRule(_M.ROLLBACK_CONFIG), PlanRule(_M.RESTART_SERVICE)),
-        FaultType.DNS_FAULT: (
-            PlanRule(_M.REPAIR_DEPENDENCY, _P.PRIMARY_CALLER),
-            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.PRIMARY_CALLER),
-        ),
-        FaultType.DNS_RANDOM: (
-            PlanRule(_M.REPAIR_DEPENDENCY, _P.PRIMARY_CALLER),
-            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.PRIMARY_CALLER),
-        ),
-        FaultType.MEMORY_PRESSURE: (
-            PlanRule(_M.INCREASE_MEMORY_LIMIT),
-            PlanRule(_M.ROLLBACK_DEPLOYMENT),
-        ),
-        FaultType.FEATURE_FLAG: _REVERT_FLAG,
-    }
+    {**onlineboutique_policy.MECHANICS_V2, FaultType.FEATURE_FLAG: _REVERT_FLAG}
 )
-"""``r2act-mechanics/2``: the DNS fault sits in the primary caller."""
+"""``r2act-mechanics/2``: Online Boutique's version 2 (the DNS fault in the primary caller),
+whose Chaos Mesh and ConfigFault mechanics hold here too, and the flag revert."""
 
 MECHANICS_V3: RuleTable = MappingProxyType(
-    {
-        **MECHANICS_V2,
-        FaultType.DNS_FAULT: (
-            PlanRule(_M.REPAIR_DEPENDENCY, _P.ADDRESS_HOLDER),
-            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.ADDRESS_HOLDER),
-        ),
-        FaultType.DNS_RANDOM: (
-            PlanRule(_M.REPAIR_DEPENDENCY, _P.ADDRESS_HOLDER),
-            PlanRule(_M.ROLLBACK_DEPLOYMENT, _P.ADDRESS_HOLDER),
-        ),
-    }
+    {**onlineboutique_policy.MECHANICS_V3, FaultType.FEATURE_FLAG: _REVERT_FLAG}
 )
-"""``r2act-mechanics/3``: the DNS fault sits in the holder drawn per incident."""
+"""``r2act-mechanics/3``: Online Boutique's version 3 (the DNS fault in the holder drawn per
+incident) and the flag revert."""
 
 RULES = RecoveryRules(
     tables=MappingProxyType({"r2act-mechanics/3": MECHANICS_V3, "r2act-mechanics/2": MECHANICS_V2}),
