@@ -21,19 +21,12 @@ from types import ModuleType
 import pytest
 import zstandard
 
-from r2act.cluster.sim.texts import EXT, TEXTS, Text
+from r2act.cluster.sim.texts import TEXTS, Text
 from r2act.collector import collect, plan_collection
 from r2act.schema import LogLine
 from r2act.systems.astronomyshop.topology import COLLECTOR
-
-NEAR = 3
-"""A template's first fragment must be within this many lines of the cited line."""
-
-
-def _norm(text: str) -> str:
-    """Whitespace runs and JS/shell line continuations collapsed (a fragment may span lines)."""
-    return re.sub(r"\s+", " ", text.replace("\\\n", " ")).strip()
-
+from textcheck import check_citations
+from textcheck import norm as _norm
 
 _EXTERNAL_LISTS = (
     ("simulator.md", "## Texts and their sources"),
@@ -59,33 +52,8 @@ def test_every_template_cites_a_source_that_holds_its_text(
     reference_dir: Path, repo_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     docs = _norm(_docs_section(repo_root).replace("`", ""))
-    problems: list[str] = []
-    covered = external = 0
-    for text in TEXTS.values():
-        if not text.source or not text.fixed():
-            problems.append(f"{text.key}: no source or no fixed text")
-            continue
-        if text.external:
-            external += 1
-            repo_path = text.source[len(EXT) :]
-            missing = [f for f in [text.key, repo_path, *text.fixed()] if _norm(f) not in docs]
-            if missing:
-                problems.append(f"{text.key}: not listed in the docs' external sources: {missing}")
-            continue
-        path = reference_dir / text.source
-        if not path.is_file() or text.line <= 0:
-            problems.append(f"{text.key}: {text.source}:{text.line} does not exist")
-            continue
-        lines = path.read_text(encoding="utf-8").split("\n")
-        whole = _norm("\n".join(lines))
-        absent = [f for f in text.fixed() if _norm(f) not in whole]
-        near = _norm("\n".join(lines[max(0, text.line - 1 - NEAR) : text.line + NEAR]))
-        if absent:
-            problems.append(f"{text.key}: {absent} not in {text.source}")
-        elif _norm(text.fixed()[0]) not in near:
-            problems.append(f"{text.key}: {text.fixed()[0]!r} not near {text.source}:{text.line}")
-        else:
-            covered += 1
+    found = check_citations(TEXTS.values(), reference_dir, docs)
+    covered, external, problems = found.checked, found.external, found.problems
     with capsys.disabled():
         print(
             f"\n{covered} templates checked against shared/reference, "

@@ -17,15 +17,10 @@ from pathlib import Path
 from r2act.systems.astronomyshop.logsinks import COLLECTOR, SINKS, STDOUT, to_collector, to_stdout
 from r2act.systems.astronomyshop.texts import TEXTS
 from r2act.systems.astronomyshop.topology import ASTRONOMY_SHOP
-from r2act.systems.texts import EXT
+from textcheck import NEAR, check_citations
+from textcheck import norm as _norm
 
-NEAR = 3
-"""A text's first fragment must be within this many lines of the cited line."""
 DOCS_SECTION = "### Astronomy Shop texts outside the reference"
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text.replace("\\\n", " ")).strip()
 
 
 def _docs_table(repo_root: Path) -> str:
@@ -44,32 +39,8 @@ def test_keys_are_unique_and_prefixed() -> None:
 
 def test_every_text_cites_a_source_that_holds_it(reference_dir: Path, repo_root: Path) -> None:
     docs = _docs_table(repo_root)
-    problems: list[str] = []
-    checked = 0
-    for text in TEXTS:
-        if not text.source or not text.fixed():
-            problems.append(f"{text.key}: no source or no fixed text")
-            continue
-        if text.external:
-            repo_path = text.source[len(EXT) :]
-            missing = [f for f in [text.key, repo_path, *text.fixed()] if _norm(f) not in docs]
-            if missing:
-                problems.append(f"{text.key}: not listed in docs/systems.md: {missing}")
-            continue
-        path = reference_dir / text.source
-        if not path.is_file() or text.line <= 0:
-            problems.append(f"{text.key}: {text.source}:{text.line} does not exist")
-            continue
-        lines = path.read_text(encoding="utf-8").split("\n")
-        whole = _norm("\n".join(lines))
-        absent = [f for f in text.fixed() if _norm(f) not in whole]
-        near = _norm("\n".join(lines[max(0, text.line - 1 - NEAR) : text.line + NEAR]))
-        if absent:
-            problems.append(f"{text.key}: {absent} not in {text.source}")
-        elif _norm(text.fixed()[0]) not in near:
-            problems.append(f"{text.key}: {text.fixed()[0]!r} not near {text.source}:{text.line}")
-        else:
-            checked += 1
+    found = check_citations(TEXTS, reference_dir, docs)
+    problems, checked = found.problems, found.checked
     assert not problems, "\n".join(problems)
     assert checked >= 60, checked
 
