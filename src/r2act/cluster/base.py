@@ -26,6 +26,7 @@ from r2act.schema import (
     RecoveryPlan,
     TimeWindow,
 )
+from r2act.schema.traces import Span
 
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 """Label every object r2act creates carries, with value ``r2act``."""
@@ -155,6 +156,22 @@ class Cluster(Protocol):
     def undo(self, effect: PlanEffect) -> None:
         """Revert the side effects recorded in ``effect`` (replicas, resources, template);
         a value already at its ``before`` is left alone."""
+        ...
+
+
+@runtime_checkable
+class TraceSource(Protocol):
+    """A cluster whose system's spans can be read (issue 24's fourth modality).
+
+    Separate from ``Cluster`` because traces are optional: a campaign without a ``traces``
+    section never asks for them, and an adapter without a trace store does not have them.
+    """
+
+    def traces(self, window: TimeWindow, sample: float) -> Iterator[Sequence[Span]]:
+        """Every kept span that started in the window, in batches (streamed).
+
+        ``sample`` is the share of whole traces kept (``schema.traces.keeps_trace``).
+        """
         ...
 
 
