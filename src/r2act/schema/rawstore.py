@@ -6,6 +6,7 @@ the other::
     RUN/raw/<id>/incident.json journal.jsonl chaos.yaml COMPLETE
     RUN/raw/<id>/{pre,during,post}/logs.jsonl.zst events.jsonl metrics.parquet
                                    state.json chaos_status.json
+                                   [traces.jsonl.zst]
     RUN/raw/<id>/judged.json       the first verdict on it (``quality_gate.judged``)
 
 Logs were gzip-compressed (``logs.jsonl.gz``) before issue 26: zstd level 1 writes them at
@@ -34,6 +35,10 @@ LOG_FILES: Final = (LOGS, LOGS_GZIP)
 """Every name a phase's logs may have, the current format first."""
 LOG_FORMATS: Final = {LOGS: "jsonl+zstd", LOGS_GZIP: "jsonl+gzip"}
 """The format each name stands for, as ``incident.json`` records it."""
+TRACES: Final = "traces.jsonl.zst"
+"""A phase's kept spans, when the campaign collects traces: one JSON object per line with
+the fields of ``schema.traces.Span`` as keys, one zstd frame. Optional: a phase without it
+has no traces (the campaign asked for none, or a run collected before issue 24)."""
 EVENTS: Final = "events.jsonl"
 METRICS: Final = "metrics.parquet"
 STATE: Final = "state.json"
