@@ -185,6 +185,33 @@ class HealthConfig(BaseModel):
     )
 
 
+class TracesConfig(BaseModel):
+    """Spans collected in every phase (issue 24); a manifest without this section collects none.
+
+    Whole traces are kept at ``sample`` (``schema.traces.keeps_trace``), which bounds the
+    volume; provenance records the rate so a reader can scale counts back.
+    """
+
+    model_config = STRICT
+
+    sample: float = Field(
+        default=0.1,
+        gt=0,
+        le=1,
+        allow_inf_nan=False,
+        description="Share of whole traces kept, decided from the trace id (0 < sample <= 1).",
+    )
+    store: str | None = Field(
+        default=None,
+        pattern=r"^https?://",
+        description=(
+            "A real cluster's trace store query URL (Jaeger's HTTP API); omitted: the "
+            "system's own trace store reached through the API server's service proxy. "
+            "The simulator ignores it."
+        ),
+    )
+
+
 class Phases(PhaseDurations):
     """Phase durations as a manifest writes them: whole seconds, no quoted numbers, bounded."""
 
@@ -243,6 +270,9 @@ class Manifest(BaseModel):
     )
     metrics: MetricsConfig = Field(default_factory=MetricsConfig, description="Metric queries.")
     health: HealthConfig = Field(default_factory=HealthConfig, description="Health probe.")
+    traces: TracesConfig | None = Field(
+        default=None, description="Span collection (omitted: no traces are collected)."
+    )
     noise: NoiseLevelName = Field(
         default=NoiseLevel.REALISTIC,
         description=(
