@@ -126,11 +126,6 @@ def test_a_catalogue_pod_failure_fails_the_product_routes_in_locusts_stats(
     assert failed <= {"GET /api/products/*", "GET /api/recommendations", "POST /api/checkout"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: Scene.disturbed_since ignores ConfigFault rollouts, so the Locust table "
-    "counts no failure for a wrong address (the scene fails the route; see the next test)",
-)
 def test_a_wrong_payment_address_fails_only_the_checkout(smoke_run: Path) -> None:
     incident = "astronomyshop_payment_dns_random_moderate_r01"
     pre, during = (_locust_rows(smoke_run, incident, phase) for phase in ("pre", "during"))

@@ -26,7 +26,7 @@ from r2act.cluster.base import (
     Cluster,
     foreign_reason,
 )
-from r2act.cluster.sim import configfault, flagfault
+from r2act.cluster.sim import configfault, flagfault, loadgen
 from r2act.cluster.sim.chaos import chaos_status
 from r2act.cluster.sim.events import window_events
 from r2act.cluster.sim.glitches import Glitches
@@ -164,6 +164,11 @@ class SimulatedCluster:
     def _changed(self) -> None:
         self._timelines = None
         self._scenes.clear()
+        # What the users' requests met before now no longer changes: settle it before the
+        # save prunes the history it came from (the load generator's counters read it).
+        now = self._state.now
+        self.timelines()
+        loadgen.settle(self._state, now, self.scene_at, self._cuts, now - TELEMETRY_RETENTION_S)
         # Memory runs ahead of disk until the save completes; a save cut short (Ctrl-C, full
         # disk) is redone by the next call, so a cleanup never trusts a state it didn't write.
         self._unsaved = True
@@ -348,7 +353,8 @@ class SimulatedCluster:
         clipped = self._clip(window)
         # every line served is at or after the window's start: a cut before it drops nothing
         cut = {name: t for name, t in cut.items() if t > clipped.start}
-        for batch in self._logs.window(clipped, readable, self.scene_at, self._cuts):
+        failed = loadgen.FailedSince(self._state, self.scene_at, self._cuts)
+        for batch in self._logs.window(clipped, readable, self.scene_at, self._cuts, failed):
             if cut:
                 batch = [x for x in batch if x.ts >= cut.get(x.pod, -math.inf)]
             if batch:

@@ -4,12 +4,25 @@ Locust is the engine's load generator whatever the system, so its lines are rend
 for the topology's ``load_generator``: its start-up lines and the console stats table it
 prints every 2 s, one row per request entry (a route's ``*`` expanded over the system's
 ``path_ids``, as the users' requests spread over them) and the ``Aggregated`` row.
+
+Locust's counters are cumulative since the test started (``StatsEntry.log`` and
+``log_error`` only ever add, stats.py L347-L356, L396-L397), so a row's failures are the
+integral of the users' failed requests since the load generator started, over every
+stretch of the history in which any failed, not only the disturbance acting now. The
+history that made them is pruned after an hour (``state.RETENTION_S``), so what failed is
+settled into the state (``settle``: per stretch, the failed requests per second of each
+route, ``state.FailedLoad``) whenever the cluster changes; a table reads the settled past
+and integrates the scenes since (``FailedSince``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from itertools import pairwise
+
 from r2act.cluster.sim.background import connection_resets
 from r2act.cluster.sim.scene import Scene
+from r2act.cluster.sim.state import FailedLoad, SimState
 from r2act.cluster.sim.texts import LOCUST_HEADER, T
 from r2act.schema import LogLine, NoiseLevel
 from r2act.systems import system_of
@@ -31,6 +44,85 @@ def startup_lines(logger: PodIdentity, ts: float, out: list[LogLine]) -> None:
         out.append(LogLine(t, pod, logger.container, logger.app, line))
 
 
+SceneAt = Callable[[float], Scene]
+"""The system's scene at an instant (``SimulatedCluster.scene_at``)."""
+
+
+def failure_rates(scene: Scene) -> dict[str, float]:
+    """Failed user requests per second per route scope in ``scene`` (the routes that fail)."""
+    rates = {scope: view.rate * view.fail for scope, view in scene.routes.items()}
+    return {scope: rate for scope, rate in rates.items() if rate > 0}
+
+
+def _stretches(lo: float, hi: float, cuts: list[float]) -> list[tuple[float, float]]:
+    """[lo, hi) split at the history's change points inside it (one scene each)."""
+    inside = [c for c in cuts if lo < c < hi]
+    bounds = [lo, *inside, hi]
+    return [(a, b) for a, b in pairwise(bounds) if b > a]
+
+
+def settle(
+    state: SimState, until: float, scene_at: SceneAt, cuts: list[float], fold_before: float
+) -> None:
+    """Record the users' failed requests from ``state.load_settled`` to ``until`` (the
+    history before ``until`` no longer changes: every change happens at the clock's now),
+    and fold the stretches that ended before ``fold_before`` (no log older than that is
+    read any more) into one total per route."""
+    since = state.load_settled
+    if since is None or until <= since:
+        state.load_settled = until if since is None else since
+        return
+    kept = state.failed_load
+    for a, b in _stretches(since, until, cuts):
+        rates = failure_rates(scene_at((a + b) / 2))
+        if not rates:
+            continue
+        if kept and kept[-1].end == a and kept[-1].failed == rates:
+            kept[-1].end = b
+        else:
+            kept.append(FailedLoad(start=a, end=b, failed=rates))
+    state.load_settled = until
+    old = [x for x in kept if x.end < fold_before]
+    if old:
+        before = state.failed_load_before
+        for x in old:
+            for scope, rate in x.failed.items():
+                before[scope] = before.get(scope, 0.0) + rate * (x.end - x.start)
+        state.failed_load = [x for x in kept if x.end >= fold_before]
+
+
+class FailedSince:
+    """The users' failed requests per route from a start (the load generator's) to any
+    instant: the settled past (``state.failed_load``) plus the scenes since it."""
+
+    def __init__(self, state: SimState, scene_at: SceneAt, cuts: list[float]) -> None:
+        self.state, self.scene_at, self.cuts = state, scene_at, cuts
+
+    def __call__(self, started: float, t: float) -> dict[str, float]:
+        """Failed requests per route scope in [started, t)."""
+        state = self.state
+        total: dict[str, float] = {}
+        first = state.failed_load[0].start if state.failed_load else state.load_settled
+        # Folded stretches are older than any log still read; the load generator that
+        # counts them started before them (it runs for the whole campaign).
+        if first is not None and started < first:
+            total.update(state.failed_load_before)
+        for x in state.failed_load:
+            width = min(x.end, t) - max(x.start, started)
+            if width > 0:
+                _add(total, x.failed, width)
+        settled = state.load_settled
+        if settled is not None and t > settled:
+            for a, b in _stretches(max(settled, started), t, self.cuts):
+                _add(total, failure_rates(self.scene_at((a + b) / 2)), b - a)
+        return total
+
+
+def _add(total: dict[str, float], rates: Mapping[str, float], seconds: float) -> None:
+    for scope, rate in rates.items():
+        total[scope] = total.get(scope, 0.0) + rate * seconds
+
+
 _NAME_W = 76
 """Locust's name column without a TTY: STATS_NAME_WIDTH 80 - 8 + 4 (stats.py L39, L566)."""
 _HEADER = LOCUST_HEADER
@@ -38,16 +130,23 @@ _SEP = "|".join("-" * w for w in (8, _NAME_W, 7, 13, 7, 7, 7, 7, 8, 11))
 
 
 def locust_table(
-    logger: PodIdentity, scene: Scene, ticks: list[float], started: float, out: list[LogLine]
+    logger: PodIdentity,
+    scene: Scene,
+    ticks: list[float],
+    started: float,
+    out: list[LogLine],
+    *,
+    failed: Callable[[float, float], Mapping[str, float]],
 ) -> None:
     """Locust's periodic console stats table at ``ticks`` (``stats_printer``: every 2 s in
     headless mode, stats.py L893-901). The error report is printed only at shutdown
     (main.py L646-648), so it never appears here.
 
-    Counters are cumulative since the load generator started; a fault's failures are
-    counted from the start of the disturbance now acting (the simulator keeps no request
-    history), on top of the background's connection resets since the start."""
-    rows: list[tuple[str, str, float, float, float]] = []
+    Counters are cumulative since the load generator started at ``started``: requests at
+    the routes' rates, failures as ``failed`` (a ``FailedSince``: the users' failed
+    requests per route since a start) says, plus the background's connection resets.
+    ``ticks`` lie in one stretch of the history, whose scene is ``scene``."""
+    rows: list[tuple[str, str, float, float, float, str, int]] = []
     ids = system_of(logger.topology).path_ids
     for route in logger.topology.routes:
         view = scene.routes.get(route.scope)
@@ -57,9 +156,10 @@ def locust_table(
         if route.path.endswith("*") and ids:
             for value in ids:
                 name = route.path[:-1] + value
-                rows.append((route.method, name, view.rate / len(ids), view.fail, latency))
+                row = (route.method, name, view.rate / len(ids), view.fail, latency)
+                rows.append((*row, route.scope, len(ids)))
         else:
-            rows.append((route.method, route.path, view.rate, view.fail, latency))
+            rows.append((route.method, route.path, view.rate, view.fail, latency, route.scope, 1))
     rows.sort(key=lambda row: (row[1], row[0]))  # stats.entries sorted by (name, method)
     pod, container, app = logger.pod, logger.container, logger.app
     rate_all = sum(r[2] for r in rows)
@@ -73,26 +173,30 @@ def locust_table(
             rate * fail,
             latency,
             f"{method} {name}",
+            scope,
+            share,
             *_row_ends(method, name, latency, rate, fail),
         )
-        for method, name, rate, fail, latency in rows
+        for method, name, rate, fail, latency, scope, share in rows
     ]
     # Fresh connections per request reset now and then (``background.connection_resets``);
     # with kept-alive connections there is no churn to reset.
     churn = scene.noise if not logger.topology.load_connection_reuse else NoiseLevel.NONE
+    first = ticks[0] if ticks else started
+    before = failed(started, first)
     for ts in ticks:
         elapsed = max(1.0, ts - started)
-        since = scene.disturbed_since
-        failing_for = 0.0 if since is None else max(0.0, ts - since)
+        since = max(0.0, ts - max(first, started))
         text = [_HEADER, _SEP]
         total_reqs = total_fails = 0
         weighted = 0.0
-        for rate, rate_fail, latency, entry, prefix, suffix in fixed:
+        for rate, rate_fail, latency, entry, scope, share, prefix, suffix in fixed:
             reqs = int(rate * elapsed)
             reset = connection_resets(
                 logger.seed, pod, entry, rate, elapsed=ts - started, noise=churn
             )
-            fails = min(reqs, int(rate_fail * failing_for) + reset)
+            failures = before.get(scope, 0.0) / share + rate_fail * since
+            fails = min(reqs, int(failures) + reset)
             total_reqs += reqs
             total_fails += fails
             weighted += latency * reqs

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import random
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from itertools import accumulate, pairwise
 from operator import itemgetter
 
@@ -29,6 +29,8 @@ BUCKET_S = 10.0
 LOCUST_PERIOD_S = 2.0
 BATCH_LINES = 1000
 _BY_TS = itemgetter(0)
+Failed = Callable[[float, float], Mapping[str, float]]
+"""(start, end) -> the users' failed requests per route scope in [start, end)."""
 
 
 def poisson(r: random.Random, mean: float) -> int:
@@ -76,11 +78,14 @@ class LogSource:
         timelines: dict[str, PodTimeline],
         scene_at: Callable[[float], Scene],
         cuts: list[float],
+        failed: Failed,
     ) -> Iterator[list[LogLine]]:
         """Every pod's lines in ``window``, in batches of roughly ``BATCH_LINES``.
 
         A bucket is split at the history's change points (``cuts``: injections, removals,
-        pod starts...), so a condition never leaks across its start or end."""
+        pod starts...), so a condition never leaks across its start or end. ``failed``
+        gives the users' failed requests per route between two instants (the load
+        generator's cumulative counters, ``loadgen.FailedSince``)."""
         start, end = window
         if end < start:
             return
@@ -97,7 +102,7 @@ class LogSource:
                     pod = line.pod
                     if pod.created_at >= b or (pod.deleted_at is not None and pod.deleted_at <= a):
                         continue
-                    lines = self._piece(line, (bucket, index), a, b, scene)
+                    lines = self._piece(line, (bucket, index), (a, b), scene, failed)
                     if self._relay is not None and pod.app == self._relay.deployment:
                         span = ((bucket, index), (a, b))
                         lines = self._relayed(line, timelines, scene, lines, span)
@@ -132,8 +137,14 @@ class LogSource:
         return merged
 
     def _piece(
-        self, line: PodTimeline, key: tuple[int, int], lo: float, hi: float, scene: Scene
+        self,
+        line: PodTimeline,
+        key: tuple[int, int],
+        span: tuple[float, float],
+        scene: Scene,
+        failed: Failed,
     ) -> list[LogLine]:
+        lo, hi = span
         logger = self.logger(line)
         r = self._generator
         r.seed(key_int(self.seed, "logs", line.pod.name, *key))
@@ -157,7 +168,7 @@ class LogSource:
             first = math.ceil(lo / LOCUST_PERIOD_S)
             last = math.ceil(hi / LOCUST_PERIOD_S)
             ticks = [k * LOCUST_PERIOD_S for k in range(first, last)]
-            locust_table(logger, scene, ticks, line.pod.created_at, out)
+            locust_table(logger, scene, ticks, line.pod.created_at, out, failed=failed)
         out.sort(key=_BY_TS)
         return out
 

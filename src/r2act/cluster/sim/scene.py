@@ -45,7 +45,7 @@ from r2act.cluster.sim.background import late_share
 from r2act.cluster.sim.pinning import Pinning
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.cluster.sim.traffic import Call, redirects, route_calls, route_rates, service_ms
-from r2act.schema import NoiseLevel, Topology
+from r2act.schema import NoiseLevel, Topology, memory_bytes
 from r2act.schema.topology import split_address
 
 QUEUE_K = 6.0
@@ -127,7 +127,8 @@ class Scene:
     """Failed calls per second per caller, by (callee, error kind)."""
     timelines: dict[str, PodTimeline]
     disturbed_since: float | None = None
-    """Start of the earliest fault acting now (None when none is)."""
+    """Start of the earliest disturbance acting now, a fault or a rolled-out configuration
+    change (``disturbed_since``); None when none is."""
     addresses: dict[tuple[str, str], str] = field(default_factory=dict)
     """(caller, callee) -> the address the caller dials when it is not the manifest's."""
     service_ms: Mapping[str, float] = field(default_factory=dict)
@@ -285,8 +286,7 @@ def build_scene(
         pause_late=_pause_late(topology, noise),
         noise=noise,
     )
-    starts = [a.start for line in timelines.values() for a in line.faults if a.start <= t < a.end]
-    scene.disturbed_since = min(starts) if starts else None
+    scene.disturbed_since = disturbed_since(topology, timelines, t)
     entry = topology.entrypoint
     front = views[entry]
     user_edge = edges.get((topology.load_generator or "", entry), (0.0, ""))
@@ -341,6 +341,26 @@ def build_scene(
             followed[target] += view.rate * ok_user
     scene.routes = {r.scope: scene.routes[r.scope] for r in topology.routes}
     return scene
+
+
+def disturbed_since(
+    topology: Topology, timelines: dict[str, PodTimeline], t: float
+) -> float | None:
+    """Start of the earliest disturbance acting at ``t``: a fault on a pod's timeline, or a
+    pod that runs a configuration other than its manifest's (env values that differ, a
+    memory limit below the manifest's: a rolled-out ConfigFault), since that pod's creation.
+    None when nothing disturbs the system."""
+    starts = [a.start for line in timelines.values() for a in line.faults if a.start <= t < a.end]
+    names = set(topology.names)
+    for line in timelines.values():
+        pod = line.pod
+        if pod.app not in names or not pod.exists(t):
+            continue
+        spec = topology.deployment(pod.app)
+        changed = any(spec.env.get(k) != v for k, v in pod.env.items())
+        if changed or pod.memory_limit < memory_bytes(spec.main.memory_limit):
+            starts.append(pod.created_at)
+    return min(starts) if starts else None
 
 
 def _matches(line: PodTimeline, method: str, path: str, t: float) -> bool:

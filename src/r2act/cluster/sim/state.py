@@ -123,6 +123,18 @@ class ChaosRec(BaseModel):
         return expiry is not None and t >= expiry
 
 
+class FailedLoad(BaseModel):
+    """Failed user requests per second per route over one settled stretch of the past
+    (``loadgen.settle``): what the load generator's cumulative counters integrate once the
+    history that made them is pruned."""
+
+    model_config = _MODEL
+
+    start: float = Field(description="Start of the stretch.")
+    end: float = Field(description="End of the stretch.")
+    failed: dict[str, float] = Field(description="Route scope -> failed requests per second.")
+
+
 class SimState(BaseModel):
     """Everything a simulated cluster remembers between calls and processes."""
 
@@ -147,6 +159,20 @@ class SimState(BaseModel):
     pods: list[PodRec] = Field(description="Pods, including recently deleted ones.")
     chaos: list[ChaosRec] = Field(default_factory=list, description="Chaos objects ever created.")
     events: list[KubeEvent] = Field(default_factory=list, description="Discrete events so far.")
+    failed_load: list[FailedLoad] = Field(
+        default_factory=list,
+        description="The users' failed requests per route over the settled past, stretch by "
+        "stretch where any failed (``loadgen.settle``); kept past the history's pruning.",
+    )
+    failed_load_before: dict[str, float] = Field(
+        default_factory=dict,
+        description="Failed requests per route of the stretches folded out of "
+        "``failed_load`` (older than the logs' retention).",
+    )
+    load_settled: float | None = Field(
+        default=None,
+        description="Until when ``failed_load`` is settled (None: nothing settled yet).",
+    )
 
     def live_chaos(self, kind: str, name: str) -> ChaosRec | None:
         """The not-deleted object of that kind and name, if any."""
@@ -208,6 +234,7 @@ def fresh_state(
         deployments={},
         pods=[],
         now=now,
+        load_settled=now,  # the load generator's failures are counted from here on
     )
     born = now - INITIAL_POD_AGE_S
     for spec in topology.deployments:
