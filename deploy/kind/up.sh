@@ -258,8 +258,17 @@ done
 curl -fsS "${PROMETHEUS_URL}/-/ready" >/dev/null || die "Prometheus is not ready on ${PROMETHEUS_URL}"
 kube get --raw "/api/v1/namespaces/${R2ACT_NAMESPACE}/services/frontend:80/proxy/_healthz" >/dev/null ||
   die "the frontend does not answer /_healthz through the API proxy"
-kube get --raw "/api/v1/namespaces/${R2ACT_NAMESPACE}/services/jaeger:16686/proxy/jaeger/ui/api/services" >/dev/null ||
-  die "Jaeger's query API does not answer through the API proxy (kubectl --context ${context} -n ${R2ACT_NAMESPACE} logs deployment/jaeger)"
+# Spans arrive once the load generator's requests reach the traced frontend.
+echo "  waiting for the frontend's spans in Jaeger (through the API proxy)"
+jaeger_services="/api/v1/namespaces/${R2ACT_NAMESPACE}/services/jaeger:16686/proxy/jaeger/ui/api/services"
+for _ in $(seq 1 60); do
+  if kube get --raw "$jaeger_services" 2>/dev/null | grep -q '"frontend"'; then
+    break
+  fi
+  sleep 5
+done
+kube get --raw "$jaeger_services" | grep -q '"frontend"' ||
+  die "Jaeger lists no span of the frontend after five minutes (kubectl --context ${context} -n ${R2ACT_NAMESPACE} logs deployment/opentelemetrycollector, and deployment/jaeger)"
 
 cat <<NEXT
 

@@ -10,7 +10,9 @@ caller's ``Get``: a plain URL (``HttpGet``, urllib3) or the API server's service
 Jaeger answers per service, and a trace that crosses services is returned once per
 service it touches, so spans are deduplicated by (trace id, span id). A query answers at
 most ``limit`` traces; a time slice that fills it is halved until it does not (down to
-``min_slice_s``), so a busy phase is read in full and in bounded pieces.
+``min_slice_s``), so a busy phase is read in full and in bounded pieces (only a slice of
+``min_slice_s`` that still fills the limit, more traces of one service in one second than
+the limit, is read up to the limit).
 
 How an OpenTelemetry span looks in Jaeger's JSON (what ``span_of`` undoes): the kind is the
 ``span.kind`` tag, a status other than UNSET is ``otel.status_code`` (``OK``/``ERROR``) with
