@@ -30,6 +30,8 @@ class JaegerStore:
     traces: list[dict[str, Any]] = field(default_factory=list)
     failures: list[int] = field(default_factory=list)
     """Statuses the next requests answer with, in order (then it answers normally)."""
+    bodies: list[bytes] = field(default_factory=list)
+    """Bodies the next requests answer with status 200, in order (after ``failures``)."""
     asked: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -40,6 +42,8 @@ class JaegerStore:
             if self.failures:
                 status = self.failures.pop(0)
                 return status, json.dumps({"error": "injected"}).encode()
+            if self.bodies:
+                return 200, self.bodies.pop(0)
             if path == "/api/services":
                 names = sorted(
                     {str(p["serviceName"]) for t in self.traces for p in t["processes"].values()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import socket
 from collections.abc import Iterator
@@ -221,3 +222,18 @@ def test_receiving_needs_a_recent_span_of_an_instrumented_service(
     store.failures = [503] * 5
     problem = traces.receiving(emitters, now=T0 + 100, recent_s=120)
     assert problem is not None and "unreachable" in problem
+
+
+def test_an_answer_with_errors_is_retried_and_a_page_that_is_no_json_is_refused(
+    store: JaegerStore, server: JaegerServer
+) -> None:
+    store.traces = [checkout_trace("77" * 16, T0 + 5)]
+    failed = {"data": None, "total": 0, "limit": 0, "offset": 0, "errors": [{"code": 500}]}
+    store.bodies = [json.dumps(failed).encode()]
+    assert reader(server).services() == ["checkoutservice", "frontend"]
+    assert len(store.asked) == 2
+    # A URL without the base path reaches the UI's HTML page, not the API.
+    store.bodies = [b"<!doctype html><html><title>Jaeger UI</title></html>"]
+    with pytest.raises(PermanentClusterError, match=r"no JSON.*base path"):
+        reader(server).services()
+    assert len(store.asked) == 3

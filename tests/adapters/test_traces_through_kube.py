@@ -72,6 +72,7 @@ def test_spans_are_read_through_the_service_proxy_of_the_systems_jaeger(
     paths = {r.url.path for r in harness.requests() if r.url.path.startswith(PROXY)}
     assert paths == {f"{PROXY}{BASE_PATH}/api/services", f"{PROXY}{BASE_PATH}/api/traces"}
     assert harness.writes() == []  # reading spans writes nothing
+    assert cluster.trace_store == f"services/jaeger:16686/proxy{BASE_PATH} in namespace {NS!r}"
     # The store Online Boutique's deploy/ installs is where the adapter looked.
     declared = INSTALLED["onlineboutique"].trace_store
     assert declared is not None and f"{declared.service}:{declared.port}" == "jaeger:16686"
@@ -136,7 +137,7 @@ def test_connect_with_a_traces_section_reads_the_store_url_it_names(
     cluster = connect_kubernetes(
         target, namespace=NS, traces=TracesConfig(sample=1.0, store=running.url), **options
     )
-    assert isinstance(cluster, TracedKubeCluster)
+    assert isinstance(cluster, TracedKubeCluster) and cluster.trace_store == running.url
     spans = [s for b in cluster.traces(TimeWindow(start=NOW - 60, end=NOW), 1.0) for s in b]
     assert len(spans) == 3
     assert not any(r.url.path.startswith(PROXY) for r in harness.requests())

@@ -193,23 +193,21 @@ class JaegerTraces:
                 decoded = json.loads(body) if body else {}
             except ValueError as exc:
                 raise PermanentClusterError(
-                    f"Jaeger query API at {self.where}: {path} answered no JSON ({exc}); "
-                    "is that URL Jaeger's query service (port 16686, with its base path)?"
+                    f"answered no JSON ({exc}); is that Jaeger's query service (port 16686, "
+                    "with its base path)?"
                 ) from exc
             if not isinstance(decoded, dict):
-                raise PermanentClusterError(
-                    f"Jaeger query API at {self.where}: {path} answered {type(decoded).__name__}"
-                )
+                raise PermanentClusterError(f"answered {type(decoded).__name__}, not an object")
             errors = decoded.get("errors")
             if errors:
-                raise TransientClusterError(f"Jaeger query API at {self.where}: {path}: {errors}")
+                raise TransientClusterError(f"answered errors: {errors}")
             return list(decoded.get("data") or [])
 
         try:
             return self._retry.call(once)
         except TransientClusterError as exc:
             raise TransientClusterError(
-                f"Jaeger query API at {self.where} unreachable: {exc} ({FIX})"
+                f"Jaeger query API at {self.where} unreachable ({path}): {exc} ({FIX})"
             ) from exc
         except PermanentClusterError as exc:
             raise PermanentClusterError(

@@ -731,6 +731,11 @@ class TracedKubeCluster(KubeCluster):
         where = f"services/{service}/proxy{prefix} in namespace {self._namespace!r}"
         self._traces = JaegerTraces(get, where=where, retry=retry, limit=trace_limit)
 
+    @property
+    def trace_store(self) -> str:
+        """Where the spans are read (the URL, or the proxied service), for provenance."""
+        return self._traces.where
+
     def close(self) -> None:
         """Release connection pools, the trace store's too."""
         super().close()
