@@ -18,7 +18,7 @@ from r2act.campaigns import KubernetesTarget
 from r2act.campaigns.manifest import TracesConfig
 from r2act.cluster.base import TraceSource
 from r2act.cluster.kube import KubeCluster
-from r2act.cluster.kube.cluster import TracedKubeCluster, connect_kubernetes
+from r2act.cluster.kube.cluster import TRACE_FLUSH_S, TracedKubeCluster, connect_kubernetes
 from r2act.cluster.retry import NO_WAIT
 from r2act.errors import PermanentClusterError, SafetyError, TransientClusterError
 from r2act.schema import TimeWindow
@@ -68,6 +68,10 @@ def test_spans_are_read_through_the_service_proxy_of_the_systems_jaeger(
     cluster = traced(harness)
     assert isinstance(cluster, TraceSource)
     spans = [s for b in cluster.traces(TimeWindow(start=NOW - 60, end=NOW), 1.0) for s in b]
+    # a window that just ended waits for its last spans' export; an older one does not
+    assert harness.clock.sleeps == [TRACE_FLUSH_S]
+    list(cluster.traces(TimeWindow(start=NOW - 60, end=NOW - 30), 1.0))
+    assert harness.clock.sleeps == [TRACE_FLUSH_S]
     assert {s.trace_id for s in spans} == {"12" * 16} and len(spans) == 3
     paths = {r.url.path for r in harness.requests() if r.url.path.startswith(PROXY)}
     assert paths == {f"{PROXY}{BASE_PATH}/api/services", f"{PROXY}{BASE_PATH}/api/traces"}

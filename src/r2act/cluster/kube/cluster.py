@@ -685,6 +685,15 @@ class KubeCluster(PlanOps):
         )
 
 
+TRACE_FLUSH_S = 10.0
+"""Seconds a finished span may take to reach the store: an SDK's batch span processor
+exports every 5 s by default (``OTEL_BSP_SCHEDULE_DELAY`` = 5000 ms,
+opentelemetry-specification ``specification/configuration/sdk-environment-variables.md``),
+then the collector's and Jaeger's batch processors wait up to 200 ms each (their default
+``timeout``); doubled for the export calls themselves and a loaded node (an assumption:
+nobody publishes an end-to-end bound)."""
+
+
 class TracedKubeCluster(KubeCluster):
     """A KubeCluster whose campaign collects spans: a ``TraceSource`` whose preflight also
     checks the trace store.
@@ -701,11 +710,15 @@ class TracedKubeCluster(KubeCluster):
         store_url: str | None = None,
         trace_limit: int = 500,
         trace_recent_s: float = 120.0,
+        trace_flush_s: float = TRACE_FLUSH_S,
         **options: Any,
     ) -> None:
         """``trace_recent_s``: how recent a span preflight must find (the load generator
-        runs without pause, so two minutes without one means spans are not arriving)."""
+        runs without pause, so two minutes without one means spans are not arriving).
+        ``trace_flush_s``: how long after a window's end its last spans may still be on
+        their way to the store (``TRACE_FLUSH_S``)."""
         super().__init__(api_client, **options)
+        self._trace_flush_s = trace_flush_s
         retry = options.get("retry") or RetryPolicy()
         timeout = float(options.get("request_timeout_s", 30.0))
         self._trace_recent_s = trace_recent_s
@@ -742,7 +755,14 @@ class TracedKubeCluster(KubeCluster):
         self._traces.close()
 
     def traces(self, window: TimeWindow, sample: float) -> Iterator[Sequence[Span]]:
-        """Every span of a kept trace that started in the window, in batches."""
+        """Every span of a kept trace that started in the window, in batches.
+
+        Waits first until ``trace_flush_s`` have passed since the window's end (at once
+        for a window that ended longer ago), so the spans of its last seconds, still in
+        the SDKs' and the collector's batches, have reached the store."""
+        late = window.end + self._trace_flush_s - self._clock.now()
+        if late > 0:
+            self._clock.sleep(late)
         return self._traces.traces(window, sample)
 
     def preflight(self, metric_queries: Mapping[str, str]) -> PreflightReport:
