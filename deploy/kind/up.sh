@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Create the r2act test bed on kind: Online Boutique (namespace opted in to chaos),
-# Chaos Mesh with the containerd runtime, a slim kube-prometheus-stack and r2act's
-# least-privilege RBAC. Versions and the namespace are pinned in ../versions.env.
+# Create the r2act test bed on kind: Online Boutique (namespace opted in to chaos) with
+# its traces in r2act's own Jaeger, Chaos Mesh with the containerd runtime, a slim
+# kube-prometheus-stack and r2act's least-privilege RBAC. Versions and the namespace are
+# pinned in ../versions.env.
 # Idempotent: rerunning it on an existing cluster upgrades in place, CRDs included (Helm
 # installs a chart's CRDs only once, so they are applied here, server-side, before each
 # chart).
@@ -25,7 +26,7 @@ context="kind-${KIND_CLUSTER_NAME}"
 # The cluster's Kubernetes version is the node image's tag (kindest/node:v1.32.2@sha256:...).
 kubernetes_version="${KIND_NODE_IMAGE#*:v}"
 kubernetes_version="${kubernetes_version%%@*}"
-steps=7
+steps=8
 step=0
 
 progress() {
@@ -236,6 +237,11 @@ kube apply --namespace "$R2ACT_NAMESPACE" -f "$ONLINE_BOUTIQUE_MANIFEST"
 kube delete service frontend-external --namespace "$R2ACT_NAMESPACE" --ignore-not-found
 # The load generator opens a new connection per request, so HTTPChaos meets user traffic.
 "$deploy/loadgenerator/apply.sh" "$context" "$R2ACT_NAMESPACE"
+
+progress "traces: r2act's OpenTelemetry Collector and Jaeger ${JAEGER_IMAGE##*:} in ${R2ACT_NAMESPACE}"
+# Upstream's collector exports to Google Cloud only; the seven instrumented services send
+# their spans to r2act's collector, which keeps them in Jaeger (deploy/tracing/).
+"$deploy/tracing/apply.sh" "$context" "$R2ACT_NAMESPACE"
 echo "  waiting for every deployment to be available (image pulls take a few minutes)"
 kube wait deployment --all --namespace "$R2ACT_NAMESPACE" \
   --for=condition=Available --timeout "$READY_TIMEOUT"
@@ -252,6 +258,17 @@ done
 curl -fsS "${PROMETHEUS_URL}/-/ready" >/dev/null || die "Prometheus is not ready on ${PROMETHEUS_URL}"
 kube get --raw "/api/v1/namespaces/${R2ACT_NAMESPACE}/services/frontend:80/proxy/_healthz" >/dev/null ||
   die "the frontend does not answer /_healthz through the API proxy"
+# Spans arrive once the load generator's requests reach the traced frontend.
+echo "  waiting for the frontend's spans in Jaeger (through the API proxy)"
+jaeger_services="/api/v1/namespaces/${R2ACT_NAMESPACE}/services/jaeger:16686/proxy/jaeger/ui/api/services"
+for _ in $(seq 1 60); do
+  if kube get --raw "$jaeger_services" 2>/dev/null | grep -q '"frontend"'; then
+    break
+  fi
+  sleep 5
+done
+kube get --raw "$jaeger_services" | grep -q '"frontend"' ||
+  die "Jaeger lists no span of the frontend after five minutes (kubectl --context ${context} -n ${R2ACT_NAMESPACE} logs deployment/opentelemetrycollector, and deployment/jaeger)"
 
 cat <<NEXT
 

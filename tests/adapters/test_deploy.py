@@ -170,6 +170,7 @@ kind: CustomResourceDefinition
     printf '{"clientVersion": {"major": "1", "gitVersion": "v%s"}}
 ' "${FAKE_KUBECTL:-1.32.2}" ;;
   *"create namespace"*) echo "apiVersion: v1" ;;
+  *"get --raw"*jaeger*) echo '{"data":["checkoutservice","frontend"]}' ;;
   *" -f -"*) { echo "--- stdin of: $tool $*"; cat; } >>"$FAKE_LOG.stdin" ;;
 esac
 exit 0

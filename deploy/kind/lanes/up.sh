@@ -137,6 +137,7 @@ for ((i = 1; i <= lanes; i++)); do
   kube apply --namespace "$ns" -f "$ONLINE_BOUTIQUE_MANIFEST" >/dev/null
   kube delete service frontend-external --namespace "$ns" --ignore-not-found >/dev/null
   "$deploy/loadgenerator/apply.sh" "$context" "$ns" >/dev/null
+  "$deploy/tracing/apply.sh" "$context" "$ns" >/dev/null
   patch="$(pin_patch "$i")"
   for deployment in $(kube get deployments --namespace "$ns" -o name); do
     kube patch --namespace "$ns" "$deployment" --type merge -p "$patch" >/dev/null

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from r2act.campaigns import KubernetesTarget, SimTarget
+from r2act.campaigns.manifest import TracesConfig
 from r2act.cluster.base import Cluster
 from r2act.schema import NoiseLevel, Topology
 
@@ -26,6 +27,7 @@ def connect(
     reverting: bool = False,
     noise: NoiseLevel = NoiseLevel.REALISTIC,
     topology: Topology | None = None,
+    traces: TracesConfig | None = None,
 ) -> Cluster:
     """The cluster a campaign runs on.
 
@@ -37,7 +39,9 @@ def connect(
     namespace whose opt-in was withdrawn, to remove r2act's own objects from it. ``noise``
     (the manifest's) sets the simulator's background; a real cluster shows its own.
     ``topology`` is the system a new simulated cluster runs (the manifest's); without it, a
-    saved one keeps its own and a new one runs the default system.
+    saved one keeps its own and a new one runs the default system. ``traces`` (the
+    manifest's section, if any) makes a Kubernetes cluster a ``TraceSource`` reading the
+    system's trace store (or ``traces.store``); the simulator ignores it here.
     """
     if isinstance(target, SimTarget):
         from r2act.cluster.sim import SimulatedCluster
@@ -64,4 +68,6 @@ def connect(
         metric_queries=metric_queries,
         error_rate_threshold=error_rate_threshold,
         reverting=reverting,
+        traces=traces,
+        **({} if topology is None else {"topology": topology}),
     )

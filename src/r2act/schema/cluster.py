@@ -44,6 +44,13 @@ class PreflightReport(BaseModel):
         default_factory=list, description="r2act chaos objects still on the cluster."
     )
     metrics_reachable: bool = Field(description="The metrics backend answered a query.")
+    traces_problem: str | None = Field(
+        default=None,
+        description=(
+            "Why the trace store is unusable (unreachable, or receiving no span from an "
+            "instrumented service), with the fix; None when it is fine or no traces are asked for."
+        ),
+    )
 
     @property
     def ok(self) -> bool:
@@ -53,6 +60,7 @@ class PreflightReport(BaseModel):
             and self.frontend_healthy
             and not self.leftovers
             and self.metrics_reachable
+            and self.traces_problem is None
         )
 
     def problems(self) -> list[str]:
@@ -67,6 +75,8 @@ class PreflightReport(BaseModel):
             out.append(f"leftover r2act chaos objects: {names}")
         if not self.metrics_reachable:
             out.append("metrics backend unreachable")
+        if self.traces_problem is not None:
+            out.append(self.traces_problem)
         return out
 
 

@@ -47,6 +47,23 @@ class FaultCell:
 
 
 @dataclass(frozen=True)
+class TraceStore:
+    """Where a system's deployed spans can be read: a Jaeger query service in its namespace.
+
+    A real cluster reaches it through the API server's service proxy at
+    ``services/<service>:<port>/proxy<base_path>/api/...`` unless a manifest names a URL
+    (``traces.store``)."""
+
+    service: str
+    """The query service's Kubernetes Service name."""
+    port: int
+    """Its HTTP query port."""
+    base_path: str = ""
+    """The query service's base path (Jaeger's ``query.base_path``), without a trailing
+    slash; the API lives under it."""
+
+
+@dataclass(frozen=True)
 class System:
     """One application r2act can benchmark, as its own package declares it."""
 
@@ -124,6 +141,9 @@ class System:
     flag_store: FlagStore | None = None
     """Where its flag service reads the flag file (``systems.flags.FlagStore``); ``None``
     for a system without flags."""
+    trace_store: TraceStore | None = None
+    """The Jaeger query service its ``deploy/`` files install (``TraceStore``); ``None``
+    for a system with no trace store."""
     recovery_rules: RecoveryRules | None = None
     """Its recovery-policy rules (``systems.policy``): per policy, which plans recover each
     fault type on its deployment. ``None``: only a policy that carries its own rules (the

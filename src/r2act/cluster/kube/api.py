@@ -347,6 +347,38 @@ class KubeApi:
             )
         return status
 
+    def service_get(self, service: str, path: str, query: Sequence[tuple[str, str]]) -> bytes:
+        """GET ``path?query`` of a service through the API server's proxy: the body of a 2xx
+        answer, else the translated error; one attempt (the caller retries, e.g. the trace
+        store's reader, ``cluster.jaeger``)."""
+        what = f"GET {service}{path} through the service proxy"
+        api = self._core.api_client
+        resource = (
+            f"/api/v1/namespaces/{_escaped(self.namespace)}/services/{_escaped(service)}/proxy/"
+            + _escaped(path.lstrip("/"))
+        )
+        try:
+            request = api.param_serialize(
+                method="GET",
+                resource_path=resource,
+                query_params=list(query),
+                auth_settings=["BearerToken"],
+            )
+            response = api.call_api(*request, _request_timeout=self._timeout)
+            data = response.read()
+            status = int(response.status)
+        except ApiException as exc:
+            raise self._translate(exc, SERVICE_PROXY_GET, what) from exc
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise TransientClusterError(
+                f"{what}: connection to the API server failed: {exc}"
+            ) from exc
+        if not 200 <= status < 300:
+            body = bytes(data or b"").decode("utf-8", "replace")
+            failed = ApiException(status=status, reason=str(response.reason or ""), body=body)
+            raise self._translate(failed, SERVICE_PROXY_GET, what)
+        return bytes(data or b"")
+
     def configmap(self, name: str) -> dict[str, Any]:
         """One ConfigMap (a FlagFault's flag file)."""
         return self._json(

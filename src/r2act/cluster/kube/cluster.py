@@ -4,7 +4,8 @@
 JSON, translated errors, retries, named permissions - the only module that imports
 ``kubernetes``), ``kube.parse`` (what the JSON means), ``kube.config_fault`` (r2act's own
 configuration-fault injector), ``kube.flag_fault`` (feature flags in a flag service) and
-``prometheus`` (PromQL).
+``prometheus`` (PromQL). ``TracedKubeCluster`` adds spans (``cluster.jaeger``) when the
+campaign has a ``traces`` section.
 
 Safety, in this order, before any request that writes: the context in use must be the
 one the campaign names, the namespace must carry ``r2act.io/chaos-allowed=true``, and
@@ -19,10 +20,11 @@ import json
 import math
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from r2act.campaigns.manifest import TracesConfig
 from r2act.cluster import oracle
 from r2act.cluster.base import (
     INCIDENT_LABEL,
@@ -33,9 +35,11 @@ from r2act.cluster.base import (
     ChaosObject,
     Clock,
     Cluster,
+    TraceSource,
     foreign_reason,
 )
 from r2act.cluster.config_fault_object import parse as parse_config_object
+from r2act.cluster.jaeger import HttpGet, JaegerTraces
 from r2act.cluster.kube import config_fault, flag_fault
 from r2act.cluster.kube.api import (
     JSON_PATCH,
@@ -81,9 +85,17 @@ from r2act.schema import (
     TimeWindow,
     Topology,
 )
-from r2act.systems import DEFAULT_SYSTEM, SYSTEMS
+from r2act.schema.traces import Span
+from r2act.systems import DEFAULT_SYSTEM, SYSTEMS, system_of
 
-__all__ = ["REQUIRED_PERMISSIONS", "KubeCluster", "Permission", "WallClock", "connect_kubernetes"]
+__all__ = [
+    "REQUIRED_PERMISSIONS",
+    "KubeCluster",
+    "Permission",
+    "TracedKubeCluster",
+    "WallClock",
+    "connect_kubernetes",
+]
 
 
 class WallClock:
@@ -673,6 +685,94 @@ class KubeCluster(PlanOps):
         )
 
 
+TRACE_FLUSH_S = 10.0
+"""Seconds a finished span may take to reach the store: an SDK's batch span processor
+exports every 5 s by default (``OTEL_BSP_SCHEDULE_DELAY`` = 5000 ms,
+opentelemetry-specification ``specification/configuration/sdk-environment-variables.md``),
+then the collector's and Jaeger's batch processors wait up to 200 ms each (their default
+``timeout``); doubled for the export calls themselves and a loaded node (an assumption:
+nobody publishes an end-to-end bound)."""
+
+
+class TracedKubeCluster(KubeCluster):
+    """A KubeCluster whose campaign collects spans: a ``TraceSource`` whose preflight also
+    checks the trace store.
+
+    The store is the manifest's ``traces.store`` URL when it names one, else the system's
+    own Jaeger query service (``System.trace_store``) reached through the API server's
+    service proxy, so a kind test bed needs no port-forward.
+    """
+
+    def __init__(
+        self,
+        api_client: Any,
+        *,
+        store_url: str | None = None,
+        trace_limit: int = 500,
+        trace_recent_s: float = 120.0,
+        trace_flush_s: float = TRACE_FLUSH_S,
+        **options: Any,
+    ) -> None:
+        """``trace_recent_s``: how recent a span preflight must find (the load generator
+        runs without pause, so two minutes without one means spans are not arriving).
+        ``trace_flush_s``: how long after a window's end its last spans may still be on
+        their way to the store (``TRACE_FLUSH_S``)."""
+        super().__init__(api_client, **options)
+        self._trace_flush_s = trace_flush_s
+        retry = options.get("retry") or RetryPolicy()
+        timeout = float(options.get("request_timeout_s", 30.0))
+        self._trace_recent_s = trace_recent_s
+        self._emitters: Collection[str] = frozenset(system_of(self._topology).services)
+        if store_url:
+            http = HttpGet(store_url, timeout_s=timeout)
+            self._traces = JaegerTraces(
+                http, where=store_url, retry=retry, limit=trace_limit, close=http.close
+            )
+            return
+        store = system_of(self._topology).trace_store
+        if store is None:
+            raise PermanentClusterError(
+                f"system {self._topology.system!r} declares no trace store; set the "
+                "manifest's traces.store to a Jaeger query URL or drop its traces section"
+            )
+        service = f"{store.service}:{store.port}"
+        prefix = store.base_path.rstrip("/")
+
+        def get(path: str, query: Sequence[tuple[str, str]]) -> bytes:
+            return self._api.service_get(service, prefix + path, query)
+
+        where = f"services/{service}/proxy{prefix} in namespace {self._namespace!r}"
+        self._traces = JaegerTraces(get, where=where, retry=retry, limit=trace_limit)
+
+    @property
+    def trace_store(self) -> str:
+        """Where the spans are read (the URL, or the proxied service), for provenance."""
+        return self._traces.where
+
+    def close(self) -> None:
+        """Release connection pools, the trace store's too."""
+        super().close()
+        self._traces.close()
+
+    def traces(self, window: TimeWindow, sample: float) -> Iterator[Sequence[Span]]:
+        """Every span of a kept trace that started in the window, in batches.
+
+        Waits first until ``trace_flush_s`` have passed since the window's end (at once
+        for a window that ended longer ago), so the spans of its last seconds, still in
+        the SDKs' and the collector's batches, have reached the store."""
+        late = window.end + self._trace_flush_s - self._clock.now()
+        if late > 0:
+            self._clock.sleep(late)
+        return self._traces.traces(window, sample)
+
+    def preflight(self, metric_queries: Mapping[str, str]) -> PreflightReport:
+        """KubeCluster's checks, plus: the trace store answers and holds a recent span of
+        one of the system's services."""
+        report = super().preflight(metric_queries)
+        problem = self._traces.receiving(self._emitters, self._clock.now(), self._trace_recent_s)
+        return report.model_copy(update={"traces_problem": problem})
+
+
 def connect_kubernetes(
     target: Any,
     *,
@@ -680,6 +780,7 @@ def connect_kubernetes(
     workspace: Path | None = None,
     metric_queries: Mapping[str, str] | None = None,
     reverting: bool = False,
+    traces: TracesConfig | None = None,
     **options: Any,
 ) -> KubeCluster:
     """The ``kind: kubernetes`` branch of ``r2act.cluster.connect.connect``.
@@ -688,7 +789,9 @@ def connect_kubernetes(
     the queries are checked by ``preflight``. The namespace must be the target's own, and
     the safety check (context, opt-in label) runs here, so a campaign pointed at the wrong
     place stops before it plans anything on the cluster. ``reverting`` (``r2act cleanup``)
-    only checks the context: removing r2act's own objects needs no opt-in.
+    only checks the context: removing r2act's own objects needs no opt-in. ``traces`` (the
+    manifest's ``TracesConfig``, if any) makes it a ``TracedKubeCluster``; cleanup reads
+    no spans.
     """
     del workspace, metric_queries
     if namespace != target.namespace:
@@ -696,7 +799,12 @@ def connect_kubernetes(
             f"namespace {namespace!r} differs from the target's {target.namespace!r}; r2act "
             "acts only in the namespace the campaign's target names"
         )
-    cluster = KubeCluster.from_target(target, **options)
+    if traces is not None and not reverting:
+        cluster: KubeCluster = TracedKubeCluster.from_target(
+            target, store_url=traces.store, **options
+        )
+    else:
+        cluster = KubeCluster.from_target(target, **options)
     if reverting:
         cluster.may_revert()  # the context must match; a withdrawn opt-in is said later
     else:
@@ -708,4 +816,8 @@ if TYPE_CHECKING:
 
     def _conforms(cluster: KubeCluster) -> Cluster:
         """mypy proves KubeCluster implements the Cluster protocol."""
+        return cluster
+
+    def _traces_conform(cluster: TracedKubeCluster) -> TraceSource:
+        """mypy proves TracedKubeCluster implements the TraceSource protocol."""
         return cluster

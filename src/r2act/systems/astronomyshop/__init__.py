@@ -41,7 +41,7 @@ from r2act.systems.astronomyshop.traffic import (
     THINK_S,
     USERS,
 )
-from r2act.systems.base import System
+from r2act.systems.base import System, TraceStore
 from r2act.systems.flags import FlagStore
 
 SYSTEM = System(
@@ -74,6 +74,10 @@ SYSTEM = System(
     flags=FLAGS_2_2_0,
     flag_store=FlagStore(FLAG_CONFIG_MAP, FLAG_FILE_KEY, FLAG_DEPLOYMENT),
     recovery_rules=RULES,
+    # The chart's Jaeger: Service jaeger, query port 16686 (rendered
+    # jaeger/jaeger/jaeger-service.yaml L6, L58-59), query base path /jaeger/ui
+    # (values.yaml L1124); deploy/astronomyshop/values.yaml keeps it on.
+    trace_store=TraceStore("jaeger", 16686, "/jaeger/ui"),
 )
 """The Astronomy Shop as r2act benchmarks it."""
 

@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from r2act.systems.base import System
+from r2act.systems.base import System, TraceStore
 from r2act.systems.onlineboutique.catalogue import CELLS
 from r2act.systems.onlineboutique.policy import RULES
 from r2act.systems.onlineboutique.renderers import RENDERERS
@@ -66,6 +66,10 @@ SYSTEM = System(
     error_backend=frontend_error_backend,
     error_steps=ERROR_STEPS,
     recovery_rules=RULES,
+    # r2act's own Jaeger (upstream's collector exports to Google Cloud only):
+    # deploy/tracing/jaeger.yaml, Service jaeger, query port 16686, the base path the
+    # Astronomy Shop's chart uses too (its values.yaml L1124), so both read alike.
+    trace_store=TraceStore("jaeger", 16686, "/jaeger/ui"),
 )
 """Online Boutique as r2act benchmarks it."""
 
