@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install the OpenTelemetry Astronomy Shop into one opted-in namespace of an existing
-# cluster: the opentelemetry-demo chart by OCI reference at the version (and, when set, the
-# digest) of ../versions.env, with r2act's values.yaml, then r2act's RBAC for that
-# namespace.
+# cluster: the opentelemetry-demo chart by OCI reference at the version of ../versions.env,
+# refused unless the pulled archive has the SHA-256 pinned there (and, when set, the OCI
+# digest), with r2act's values.yaml, then r2act's RBAC for that namespace.
 #
 # The chart "does not support being upgraded from one version to another" (its docs), so a
 # rerun uninstalls the release and installs it again rather than `helm upgrade`: every
@@ -43,6 +43,16 @@ kube() {
   kubectl --context "$context" "$@"
 }
 
+sha256_of() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum "$1" | cut -d ' ' -f 1
+  elif command -v shasum >/dev/null 2>&1; then
+    shasum -a 256 "$1" | cut -d ' ' -f 1
+  else
+    die "neither sha256sum nor shasum is installed: cannot check the chart archive's SHA-256"
+  fi
+}
+
 # Pull the chart once and install that file, so what is checked is what is installed.
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -52,6 +62,17 @@ pulled="$(helm pull "$ASTRONOMY_SHOP_CHART" --version "$ASTRONOMY_SHOP_CHART_VER
 digest="$(sed -n -E 's/^Digest: (sha256:[0-9a-f]{64})$/\1/p' <<<"$pulled")"
 chart="$work/opentelemetry-demo-$ASTRONOMY_SHOP_CHART_VERSION.tgz"
 [ -s "$chart" ] || die "helm pull wrote no $(basename "$chart"): $pulled"
+# The archive itself, pinned by its SHA-256 (the chart repository index's digest, see
+# README.md "Pinning"): the check that does not depend on how helm reports a pull.
+archive="$(sha256_of "$chart")"
+if [ -n "${ASTRONOMY_SHOP_CHART_SHA256:-}" ]; then
+  [ "$archive" = "$ASTRONOMY_SHOP_CHART_SHA256" ] ||
+    die "the pulled chart archive's SHA-256 is '${archive:-unknown}', not ASTRONOMY_SHOP_CHART_SHA256=\"$ASTRONOMY_SHOP_CHART_SHA256\" of deploy/versions.env: refusing to install it"
+  echo "  archive sha256 $archive (as pinned)"
+else
+  echo "  archive sha256 $archive (not pinned: set ASTRONOMY_SHOP_CHART_SHA256 in deploy/versions.env to pin it)"
+fi
+# The OCI manifest, pinned by the digest helm reports, once someone has read it off the registry.
 if [ -n "$ASTRONOMY_SHOP_CHART_DIGEST" ]; then
   [ "$digest" = "$ASTRONOMY_SHOP_CHART_DIGEST" ] ||
     die "the pulled chart's digest is '${digest:-unknown}', not ASTRONOMY_SHOP_CHART_DIGEST=\"$ASTRONOMY_SHOP_CHART_DIGEST\" of deploy/versions.env: refusing to install it"

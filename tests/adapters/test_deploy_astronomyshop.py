@@ -12,6 +12,7 @@ cluster and no helm binary is needed.
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 import shutil
 import subprocess
@@ -149,6 +150,7 @@ def test_the_chart_is_pinned_in_versions_env_and_matches_the_reference(chart: Pa
     )
     digest = versions["ASTRONOMY_SHOP_CHART_DIGEST"]
     assert digest == "" or re.fullmatch(r"sha256:[0-9a-f]{64}", digest)
+    assert re.fullmatch(r"[0-9a-f]{64}", versions["ASTRONOMY_SHOP_CHART_SHA256"])
     for script in SCRIPTS:
         text = script.read_text()
         assert "0.40.10" not in text and "ghcr.io" not in text, f"{script} hard-codes a pin"
@@ -307,6 +309,8 @@ esac
 exit 0
 """
 DIGEST = "sha256:" + "ab" * 32
+FAKE_ARCHIVE_SHA256 = hashlib.sha256(b"chart\n").hexdigest()
+"""The SHA-256 of the archive the stand-in helm writes (``echo chart``)."""
 
 
 @dataclass
@@ -331,6 +335,7 @@ class Bed:
 @pytest.fixture
 def bed(tmp_path: Path) -> Bed:
     shutil.copytree(DEPLOY, tmp_path / "deploy")
+    _pin_archive(tmp_path, FAKE_ARCHIVE_SHA256)  # the stand-in's archive is the pinned one
     tools = tmp_path / "bin"
     tools.mkdir()
     for name in ("helm", "kubectl", "kind", "docker", "curl"):
@@ -343,6 +348,18 @@ def bed(tmp_path: Path) -> Bed:
         "FAKE_DIGEST": DIGEST,
     }
     return Bed(root=tmp_path, env=env)
+
+
+def _pin_archive(root: Path, sha256: str) -> None:
+    versions = root / "deploy" / "versions.env"
+    text, count = re.subn(
+        r'^ASTRONOMY_SHOP_CHART_SHA256="[^"]*"$',
+        f'ASTRONOMY_SHOP_CHART_SHA256="{sha256}"',
+        versions.read_text(),
+        flags=re.M,
+    )
+    assert count == 1
+    versions.write_text(text)
 
 
 def test_install_reinstalls_the_pulled_chart_in_the_opted_in_namespace(bed: Bed) -> None:
@@ -370,6 +387,26 @@ def test_install_reinstalls_the_pulled_chart_in_the_opted_in_namespace(bed: Bed)
     rbac = (bed.root / "calls.log.stdin").read_text()
     assert "name: r2act-flags" in rbac and f"namespace: {ns}" in rbac
     assert f"digest {DIGEST} (not pinned" in done.stdout
+    assert f"archive sha256 {FAKE_ARCHIVE_SHA256} (as pinned)" in done.stdout
+
+
+def test_install_refuses_a_chart_archive_whose_sha256_is_not_the_pinned_one(bed: Bed) -> None:
+    pinned = _versions()["ASTRONOMY_SHOP_CHART_SHA256"]  # the real chart's, not the stand-in's
+    _pin_archive(bed.root, pinned)
+    done = bed.install("kind-x")
+    assert done.returncode == 1
+    assert (
+        f"the pulled chart archive's SHA-256 is '{FAKE_ARCHIVE_SHA256}', not "
+        f'ASTRONOMY_SHOP_CHART_SHA256="{pinned}"' in done.stderr
+    )
+    assert not [c for c in bed.calls() if c.startswith(("helm install", "kubectl"))]
+
+
+def test_install_says_when_the_archive_is_not_pinned(bed: Bed) -> None:
+    _pin_archive(bed.root, "")
+    done = bed.install("kind-x")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"archive sha256 {FAKE_ARCHIVE_SHA256} (not pinned" in done.stdout
 
 
 def test_install_without_a_release_only_installs(bed: Bed) -> None:

@@ -49,6 +49,12 @@ _ABBREV = {
 }
 
 
+OWN_NAME_PREFIXES = tuple(f"r2act-{abbrev}-" for abbrev in _ABBREV.values())
+"""How every object ``chaos_name`` names begins: the marks of r2act's own objects (with the
+``r2act.io/`` label and annotation keys) that a leak check looks for, where the bare word
+``r2act`` would also hit names r2act did not make (a kind node ``r2act-worker``)."""
+
+
 def _hex10(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
@@ -85,18 +91,22 @@ def render_chaos(incident: PlannedIncident, namespace: str, topology: Topology) 
     }
 
 
-def _by_app(namespace: str, app: str) -> dict[str, Any]:
-    return {"selector": {"namespaces": [namespace], "labelSelectors": {"app": app}}}
+def _by_app(namespace: str, app: str, topology: Topology) -> dict[str, Any]:
+    """A selector of ``app``'s pods by the label its system's Deployments select them by
+    (``System.workload_label``: ``app`` in Online Boutique, ``opentelemetry.io/name`` in
+    the opentelemetry-demo chart)."""
+    label = system_of(topology).workload_label
+    return {"selector": {"namespaces": [namespace], "labelSelectors": {label: app}}}
 
 
 def _pod(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[str, Any]:
-    return {"action": "pod-failure", **_by_app(namespace, incident.service)}
+    return {"action": "pod-failure", **_by_app(namespace, incident.service, topology)}
 
 
 def _stress(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[str, Any]:
     params = incident.fault.parameters
     return {
-        **_by_app(namespace, incident.service),
+        **_by_app(namespace, incident.service, topology),
         "containerNames": [topology.deployment(incident.service).main.name],
         "stressors": {"cpu": {"workers": params["workers"], "load": params["load"]}},
     }
@@ -116,7 +126,7 @@ def _delay(incident: PlannedIncident, namespace: str, topology: Topology) -> dic
     params = incident.fault.parameters
     return {
         "action": "delay",
-        **_by_app(namespace, incident.service),
+        **_by_app(namespace, incident.service, topology),
         "direction": params.get("direction", "to"),
         "delay": {
             "latency": params["latency"],
@@ -129,7 +139,7 @@ def _delay(incident: PlannedIncident, namespace: str, topology: Topology) -> dic
 def _http(incident: PlannedIncident, namespace: str, topology: Topology) -> dict[str, Any]:
     params = incident.fault.parameters
     spec: dict[str, Any] = {
-        **_by_app(namespace, topology.entrypoint),
+        **_by_app(namespace, topology.entrypoint, topology),
         "target": params["target"],
         "port": params["port"],
         "path": params["path"],

@@ -3,7 +3,8 @@
 The simulated cluster and the Kubernetes adapter judge health by this definition only, so
 a replay verdict means the same on both. A probe round sends one request per entry-point
 route (the path made concrete with the system's first ``path_ids`` value, POSTs with the
-form its handler validates, ``System.probe_forms``; a fresh connection each time, no
+fields its handler reads, ``System.probe_forms``, encoded as its handlers parse a body,
+``System.probe_body``: a urlencoded form or a JSON object; a fresh connection each time, no
 session cookie, redirects not followed) plus the health endpoint. A request succeeds when
 it answers below 400 within ``LATENCY_BUDGET_MS``; the system is healthy when the health
 endpoint answers, every deployment has its desired replicas available and the share of
@@ -20,9 +21,11 @@ would not see an injected route fault at all.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from r2act.schema import HealthReport, Topology
 from r2act.systems import system_of
@@ -43,16 +46,35 @@ class Probe:
     method: str
     path: str
     form: tuple[tuple[str, str], ...] = ()
+    encoding: Literal["form", "json"] = "form"
+    """How ``form`` goes on the wire (``System.probe_body``)."""
+
+    def json_body(self) -> dict[str, object]:
+        """``form`` as the JSON object a ``json`` probe sends: each field by name, a value
+        holding a JSON object's or array's text as that object (how ``System.probe_forms``
+        writes a nested body), any other value as the string it is."""
+        return {key: _json_value(value) for key, value in self.form}
+
+
+def _json_value(text: str) -> object:
+    if text[:1] not in ("{", "["):
+        return text
+    try:
+        value: object = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, dict | list) else text
 
 
 def probes(topology: Topology) -> list[Probe]:
     """One probe per entry-point route, in the topology's order."""
     system = system_of(topology)
-    forms, ids = system.probe_forms, system.path_ids
+    forms, ids, encoding = system.probe_forms, system.path_ids, system.probe_body
     out = []
     for route in topology.routes:
         path = route.path.replace("*", ids[0]) if ids else route.path
-        out.append(Probe(route.scope, route.method, path, forms.get(route.scope, ())))
+        form = forms.get(route.scope, ())
+        out.append(Probe(route.scope, route.method, path, form, encoding))
     return out
 
 

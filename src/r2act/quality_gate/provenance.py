@@ -3,9 +3,9 @@
 Chaos Mesh objects, their status and every event about them are provenance: they name the
 fault. ``is_provenance_event`` draws that line for Kubernetes events; ``leak_terms`` lists
 the strings whose appearance anywhere in method-visible data would hand a method the
-answer (the chaos object name, the incident id, the fault-type label, the words 'chaos' and
-'r2act'). Both the gate (to refuse an incident) and the dataset builder (to route events)
-use these, so the two can never disagree.
+answer (the chaos object name, the incident id, the fault-type label, the word 'chaos' and
+the marks of r2act's own objects). Both the gate (to refuse an incident) and the dataset
+builder (to route events) use these, so the two can never disagree.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 from types import MappingProxyType
 from typing import Final
 
+from r2act.campaigns.chaos import OWN_NAME_PREFIXES
 from r2act.schema import CONFIG_FAULT_KIND, FLAG_FAULT_INJECTION_PATH, FLAG_FAULT_KIND, KubeEvent
 
 CHAOS_KINDS: Final = frozenset(
@@ -67,15 +68,25 @@ def is_provenance_event(event: KubeEvent, chaos_name: str) -> bool:
 def leak_terms(*, incident_id: str, chaos_name: str, fault_type: str, namespace: str) -> list[str]:
     """Strings that must not appear in method-visible observations of this incident.
 
-    'r2act' is left out when the namespace itself contains it (a kubernetes target may be
-    called ``r2act-demo``; its name in pod events is not a leak).
+    r2act's objects are known by what r2act puts on them (``R2ACT_MARKS``: its label and
+    annotation keys, the way it names its chaos objects), not by the word 'r2act': a kind
+    cluster called ``r2act`` names its nodes ``r2act-worker``, ``r2act-worker2``, and every
+    pod's scheduling event and the chart's collector agents (a DaemonSet pod per node, whose
+    log records carry their node's name) would hit it in every phase of every incident. A
+    mark the namespace itself contains is left out (a target may be called ``r2act-flag-x``;
+    its name in pod events is not a leak).
     """
     terms = ["chaos", fault_type, fault_type.replace("_", "-"), incident_id]
     if chaos_name:
         terms.append(chaos_name)
-    if "r2act" not in namespace.lower():
-        terms.append("r2act")
+    terms += [mark for mark in R2ACT_MARKS if mark not in namespace.lower()]
     return list(dict.fromkeys(t for t in terms if t))
+
+
+R2ACT_MARKS: Final = ("r2act.io/", *OWN_NAME_PREFIXES)
+"""What marks an object r2act made: the ``r2act.io/`` prefix of its labels and annotations
+(every object r2act creates or patches carries one beside ``app.kubernetes.io/managed-by``)
+and the prefixes of its chaos objects' names (``campaigns.chaos.chaos_name``)."""
 
 
 def leak_regex(terms: list[str]) -> str:

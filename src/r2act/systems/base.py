@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from r2act.schema import CHAOS_KIND, FaultType, Topology
 from r2act.systems.flags import FeatureFlag, FlagStore
@@ -128,6 +129,14 @@ class System:
     probe_forms: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     """Per POST route scope, the form fields the health oracle sends (what its handler
     validates)."""
+    probe_body: Literal["form", "json"] = "form"
+    """How the health oracle encodes a POST probe's fields, as its handlers parse them:
+    ``form`` (``application/x-www-form-urlencoded``) or ``json`` (one JSON object of the
+    fields; a field whose value is a JSON object or array text is sent as that object)."""
+    workload_label: str = "app"
+    """The pod label whose value is the name of the workload a pod belongs to (its
+    Deployment's selector): what a chaos object selects pods by and what a pod's lines and
+    state are filed under."""
     error_backend: Callable[[str], str | None] = field(default=lambda _error: None)
     """The backend an entry point's ``request error`` text names, from its outermost wrap
     (``None`` when the text names none): how a method reads which call failed."""

@@ -10,7 +10,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-import yaml
 
 from r2act.campaigns import incident_label, load_manifest, plan_incidents, render_chaos
 from r2act.campaigns.identifiability import conflicts, definition_key, oracle_rca_s
@@ -36,35 +35,6 @@ def _all_objects() -> list[dict[str, Any]]:
         for name in CAMPAIGNS
         for incident in _incidents(name)
     ]
-
-
-def _structural(schema: Any) -> Any:
-    """An OpenAPI v3 CRD schema as JSON Schema, closed the way the API server prunes.
-
-    ``x-kubernetes-*`` keys are dropped; objects that list properties and neither allow
-    additional ones nor preserve unknown fields get ``additionalProperties: false``, because
-    the API server would silently drop a misspelt field and the fault would not happen."""
-    if isinstance(schema, list):
-        return [_structural(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {k: _structural(v) for k, v in schema.items() if not k.startswith("x-kubernetes-")}
-    preserve = schema.get("x-kubernetes-preserve-unknown-fields", False)
-    if "properties" in schema and "additionalProperties" not in schema and not preserve:
-        out["additionalProperties"] = False
-    return out
-
-
-@pytest.fixture(scope="module")
-def crd_validators(reference_dir: Path) -> dict[str, jsonschema.Draft7Validator]:
-    validators = {}
-    for path in (reference_dir / "chaos-mesh-crds").glob("*.yaml"):
-        crd = yaml.safe_load(path.read_text())
-        version = next(v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1")
-        schema = _structural(version["schema"]["openAPIV3Schema"])
-        schema.pop("additionalProperties", None)  # apiVersion/kind/metadata live at the top
-        validators[crd["spec"]["names"]["kind"]] = jsonschema.Draft7Validator(schema)
-    return validators
 
 
 def test_every_rendered_chaos_mesh_object_validates_against_its_crd(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from r2act.quality_gate import Group, Problem, Severity, group_for
 from r2act.quality_gate.checks import effect_signals
 from r2act.quality_gate.evidence import (
@@ -11,7 +13,7 @@ from r2act.quality_gate.evidence import (
     PhaseEvidence,
     SeriesStats,
 )
-from r2act.quality_gate.provenance import is_provenance_event, leak_terms
+from r2act.quality_gate.provenance import is_provenance_event, leak_regex, leak_terms
 from r2act.schema import KubeEvent
 
 
@@ -67,11 +69,37 @@ def test_events_about_chaos_objects_are_provenance() -> None:
     assert not is_provenance_event(event("Pod", "cartservice-1"), "r2act-cpu-1")
 
 
-def test_r2act_is_not_a_leak_term_when_the_namespace_is_named_after_it() -> None:
+def test_r2act_marks_are_leak_terms_unless_the_namespace_is_named_after_one() -> None:
     common = {"incident_id": "i", "chaos_name": "", "fault_type": "dns_fault"}
-    assert "r2act" in leak_terms(namespace="default", **common)
-    assert "r2act" not in leak_terms(namespace="r2act-demo", **common)
+    assert {"r2act.io/", "r2act-cpu-"} <= set(leak_terms(namespace="default", **common))
+    assert "r2act-flag-" not in leak_terms(namespace="r2act-flag-demo", **common)
     assert "dns-fault" in leak_terms(namespace="default", **common)
+
+
+def test_kind_node_names_are_no_leak_but_r2act_objects_are() -> None:
+    """A kind cluster ``r2act-astronomy`` names its nodes after itself; its pods' scheduling
+    events and the collector agents' records (``k8s.node.name``) are cluster furniture in
+    every incident. What r2act made stays a leak: its labels, annotations, object names."""
+    incident = "astronomyshop_cart_cpu_saturation_severe_r01"
+    terms = leak_terms(
+        incident_id=incident,
+        chaos_name="r2act-cpu-0123456789",
+        fault_type="cpu_saturation",
+        namespace="astronomy",
+    )
+    leak = re.compile(leak_regex(terms))
+    furniture = [
+        "Successfully assigned astronomy/otel-collector-agent-x2k9q to r2act-astronomy-worker2",
+        "     -> k8s.node.name: Str(r2act-astronomy-worker)",
+        '{"userId": "r2act-health-probe"}',
+    ]
+    assert not [line for line in furniture if leak.search(line)]
+    ours = [
+        "annotations: r2act.io/config-fault",
+        "podchaos r2act-pod-9f8e7d6c5b deleted",
+        "labels: {r2act.io/incident: x}",
+    ]
+    assert all(leak.search(line) for line in ours)
 
 
 def test_a_clear_rise_in_logged_request_latency_is_an_effect() -> None:

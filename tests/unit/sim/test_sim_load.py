@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def _healthy_scene(users: int):  # type: ignore[no-untyped-def]
     state = fresh_state(ONLINE_BOUTIQUE, name="load", seed=0, namespace="default")
-    timelines = build_timelines(state, pod_facts(ONLINE_BOUTIQUE), {}, 0)
+    timelines = build_timelines(state, pod_facts(ONLINE_BOUTIQUE), {}, 0, workload_label="app")
     return build_scene(ONLINE_BOUTIQUE, timelines, state.now + 1000, users)
 
 

@@ -91,7 +91,9 @@ def test_the_collectors_lines_stop_while_its_pod_is_down_and_no_one_elses(
     )
     (incident,) = plan_incidents(manifest)
     chaos = json.loads(
-        json.dumps(render_chaos(incident, "default", SYSTEM)).replace('"cart"', f'"{COLLECTOR}"')
+        json.dumps(render_chaos(incident, "default", SYSTEM.topology)).replace(
+            '"cart"', f'"{COLLECTOR}"'
+        )
     )
     cluster = _cluster(tmp_path)
     cluster.clock.sleep(120)

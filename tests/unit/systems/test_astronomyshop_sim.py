@@ -140,7 +140,9 @@ def _scene_without(*down: str, env: dict[str, dict[str, str]] | None = None) -> 
     for pod in state.pods:
         pod.env = dict((env or {}).get(pod.app, {}))
     requests = {d.name: memory_bytes(d.main.memory_request) for d in ASTRONOMY_SHOP.deployments}
-    timelines = build_timelines(state, pod_facts(ASTRONOMY_SHOP), requests, seed=1)
+    timelines = build_timelines(
+        state, pod_facts(ASTRONOMY_SHOP), requests, seed=1, workload_label="opentelemetry.io/name"
+    )
     scene = build_scene(ASTRONOMY_SHOP, timelines, state.now + 1.0, USERS)
     return {scope: view.fail for scope, view in scene.routes.items()}
 

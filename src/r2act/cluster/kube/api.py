@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import urllib.parse
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -310,14 +310,22 @@ class KubeApi:
         )
 
     def proxy_request(
-        self, service: str, method: str, path: str, form: Sequence[tuple[str, str]] = ()
+        self,
+        service: str,
+        method: str,
+        path: str,
+        form: Sequence[tuple[str, str]] = (),
+        json_body: Mapping[str, object] | None = None,
     ) -> int | None:
         """Send one request to a service through the API server's proxy; its HTTP status.
 
         For the health oracle: one attempt, no retry, the page's own status returned (None
         when no answer came back). 401/403 still raise SafetyError: a missing permission is
-        not an unhealthy page. POST needs ``create`` on services/proxy.
+        not an unhealthy page. POST needs ``create`` on services/proxy. The body is ``form``
+        urlencoded, or ``json_body`` as ``application/json`` when given (never both).
         """
+        if form and json_body is not None:
+            raise ValueError("a probe sends a form or a JSON body, not both")
         perm = SERVICE_PROXY_GET if method == "GET" else SERVICE_PROXY_CREATE
         assert perm in REQUIRED_PERMISSIONS, f"{perm} missing from REQUIRED_PERMISSIONS"
         api = self._core.api_client
@@ -326,12 +334,15 @@ class KubeApi:
             + _escaped(path.lstrip("/"))
         )
         headers = {"Content-Type": "application/x-www-form-urlencoded"} if form else {}
+        if json_body is not None:
+            headers = {"Content-Type": "application/json"}
         try:
             request = api.param_serialize(
                 method=method,
                 resource_path=resource,
                 header_params=headers,
                 post_params=list(form),
+                body=None if json_body is None else dict(json_body),
                 auth_settings=["BearerToken"],
             )
             response = api.call_api(*request, _request_timeout=self._timeout)

@@ -147,6 +147,7 @@ class KubeCluster(PlanOps):
         self._expected_context = expected_context
         self._metrics = metrics
         self._topology = topology
+        self._label = system_of(topology).workload_label
         self._clock: Clock = clock or WallClock()
         self._poll = poll_interval_s
         self._plan_removal_timeout = plan_removal_timeout_s
@@ -559,7 +560,7 @@ class KubeCluster(PlanOps):
             ts=ts,
             namespace=self._namespace,
             deployments=[deployment_state(d) for d in self._api.deployments()],
-            pods=[pod_state(p) for p in self._api.pods()],
+            pods=[pod_state(p, self._label) for p in self._api.pods()],
         )
 
     def _read_log(
@@ -587,7 +588,7 @@ class KubeCluster(PlanOps):
         for pod in self._api.pods():
             meta = pod.get("metadata") or {}
             name = str(meta.get("name", ""))
-            service = pod_app(meta)
+            service = pod_app(meta, self._label)
             statuses = {
                 s.get("name"): s for s in (pod.get("status") or {}).get("containerStatuses") or []
             }
@@ -641,9 +642,13 @@ class KubeCluster(PlanOps):
         entry = self._topology.deployment(self._topology.entrypoint)
         port = entry.service_port or self._topology.entrypoint_port
         started = time.perf_counter()
-        status = self._api.proxy_request(
-            f"{entry.name}:{port}", probe.method, probe.path, probe.form
-        )
+        service = f"{entry.name}:{port}"
+        if probe.encoding == "json" and probe.form:
+            status = self._api.proxy_request(
+                service, probe.method, probe.path, json_body=probe.json_body()
+            )
+        else:
+            status = self._api.proxy_request(service, probe.method, probe.path, probe.form)
         took_ms = (time.perf_counter() - started) * 1000.0
         return 0.0 if oracle.request_ok(status, took_ms) else 1.0
 

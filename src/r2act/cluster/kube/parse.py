@@ -159,20 +159,15 @@ def _memory_limits(pod_spec: Json) -> dict[str, str | None]:
     return out
 
 
-WORKLOAD_LABELS: Final = ("app", "app.kubernetes.io/component")
-"""Pod labels naming the workload, in order: Online Boutique's manifests set ``app``; the
-opentelemetry-demo chart sets ``app.kubernetes.io/component`` (its pods have no ``app``)."""
-
-
-def pod_app(meta: Json) -> str:
-    """The workload a pod belongs to: its workload label, else the DaemonSet that owns it
-    (a node agent, such as a chart's log collector DaemonSet, whose pod
-    template labels name no workload); "" when neither says."""
-    labels = _dict(meta.get("labels"))
-    for key in WORKLOAD_LABELS:
-        value = labels.get(key)
-        if isinstance(value, str) and value:
-            return value
+def pod_app(meta: Json, label: str) -> str:
+    """The workload a pod belongs to: the value of its system's workload label ``label``
+    (``System.workload_label``: ``app`` for Online Boutique, ``opentelemetry.io/name`` for
+    the opentelemetry-demo chart), else the DaemonSet that owns it (a node agent, such as a
+    chart's log collector DaemonSet, whose pod template labels name no workload); "" when
+    neither says."""
+    value = _dict(meta.get("labels")).get(label)
+    if isinstance(value, str) and value:
+        return value
     for ref in _list(meta.get("ownerReferences")):
         owner = _dict(ref)
         if owner.get("kind") == "DaemonSet" and owner.get("name"):
@@ -180,8 +175,9 @@ def pod_app(meta: Json) -> str:
     return ""
 
 
-def pod_state(pod: Json) -> PodState:
-    """A pod's phase, readiness and container statuses (spec-only containers while pending)."""
+def pod_state(pod: Json, label: str) -> PodState:
+    """A pod's phase, readiness and container statuses (spec-only containers while pending),
+    filed under the workload its label ``label`` names (``pod_app``)."""
     meta = _dict(pod.get("metadata"))
     spec = _dict(pod.get("spec"))
     status = _dict(pod.get("status"))
@@ -196,7 +192,7 @@ def pod_state(pod: Json) -> PodState:
     created = meta.get("creationTimestamp")
     return PodState(
         name=str(meta.get("name", "")),
-        app=pod_app(meta),
+        app=pod_app(meta, label),
         phase=str(status.get("phase", "Pending")),
         ready=conditions.get("Ready") == "True",
         created_at=parse_time(created) if isinstance(created, str) else 0.0,
@@ -350,10 +346,11 @@ def http_scope(obj: Json) -> str | None:
     return f"{method if isinstance(method, str) and method else 'ANY'} {path}"
 
 
-def selected_app(obj: Json) -> str | None:
-    """The ``app`` label a chaos object's selector picks pods by (None when it has none)."""
+def selected_app(obj: Json, label: str) -> str | None:
+    """The workload a chaos object's selector picks pods of, by the system's workload label
+    ``label`` (None when its selector names none)."""
     selector = _dict(_dict(obj.get("spec")).get("selector"))
-    app = _dict(selector.get("labelSelectors")).get("app")
+    app = _dict(selector.get("labelSelectors")).get(label)
     return app if isinstance(app, str) else None
 
 

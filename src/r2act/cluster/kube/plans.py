@@ -53,6 +53,7 @@ from r2act.schema import (
     ScaleOut,
     Topology,
 )
+from r2act.systems import system_of
 
 
 class PlanOps:
@@ -280,10 +281,11 @@ class PlanOps:
             if not self._on_route(plan.target, scope):
                 return PlanEffect(operation="rollback_config", changes=[])
             target = plan.target  # the rule lives on the pods it selects, not on a backend
+            label = system_of(self._topology).workload_label
             return self._remove_matching(
                 "rollback_config",
                 CHAOS_PLURALS["HTTPChaos"],
-                lambda o: http_scope(o) == scope and selected_app(o) == target,
+                lambda o: http_scope(o) == scope and selected_app(o, label) == target,
             )
         if isinstance(plan, RepairDependency):
             return self._repair(plan.target, plan.dependency)

@@ -39,7 +39,7 @@ class Fault:
     """'pod_failure', 'cpu', 'memory', 'delay', 'http' or 'dns'; a flag fault's effect
     (``flagfault.effect_fault``) also 'flag_errors', 'flag_dial' or 'memory_leak'."""
     apps: tuple[str, ...]
-    """app labels the selector picks."""
+    """Workloads the selector picks (values of the system's ``workload_label``)."""
     cpu_cores: float = 0.0
     memory_bytes: int = 0
     latency_ms: float = 0.0
@@ -99,22 +99,29 @@ def size_bytes(text: str, name: str = "?") -> int:
     return int(match.group(1)) * _SIZE_UNIT[match.group(2)]
 
 
-def selected_apps(selector: Mapping[str, Any], name: str) -> tuple[str, ...]:
-    """app values of a labelSelectors / expressionSelectors selector (the forms r2act emits)."""
+def selected_apps(selector: Mapping[str, Any], name: str, label: str) -> tuple[str, ...]:
+    """Values of the workload label ``label`` (the system's ``System.workload_label``) a
+    labelSelectors / expressionSelectors selector picks (the forms r2act emits). A selector
+    by another label selects none of the system's pods, as Chaos Mesh would find none."""
     apps: list[str] = []
     labels = selector.get("labelSelectors") or {}
-    if "app" in labels:
-        apps.append(str(labels["app"]))
+    if label in labels:
+        apps.append(str(labels[label]))
     for expression in selector.get("expressionSelectors") or []:
-        if expression.get("key") == "app" and expression.get("operator") == "In":
+        if expression.get("key") == label and expression.get("operator") == "In":
             apps.extend(str(v) for v in expression.get("values") or [])
     if not apps:
-        raise _bad(name, "selector names no app (use labelSelectors or expressionSelectors)")
+        raise _bad(
+            name,
+            f"selector names no {label!r} value (the label this system's pods are selected "
+            "by; use labelSelectors or expressionSelectors)",
+        )
     return tuple(dict.fromkeys(apps))
 
 
-def parse_chaos(obj: Mapping[str, Any]) -> tuple[str, str, Fault]:
-    """(kind, name, fault) of a Chaos Mesh object; PermanentClusterError when malformed."""
+def parse_chaos(obj: Mapping[str, Any], label: str) -> tuple[str, str, Fault]:
+    """(kind, name, fault) of a Chaos Mesh object whose selector picks pods by the workload
+    label ``label``; PermanentClusterError when malformed."""
     kind = str(obj.get("kind", ""))
     metadata = obj.get("metadata") or {}
     name = str(metadata.get("name", ""))
@@ -123,7 +130,7 @@ def parse_chaos(obj: Mapping[str, Any]) -> tuple[str, str, Fault]:
         raise _bad(name, f"kind {kind!r} is not one of {', '.join(KINDS)}")
     if not name:
         raise _bad(name, "metadata.name is missing")
-    apps = selected_apps(spec.get("selector") or {}, name)
+    apps = selected_apps(spec.get("selector") or {}, name, label)
     if kind == "PodChaos":
         if spec.get("action") != "pod-failure":
             raise _bad(name, f"PodChaos action {spec.get('action')!r} is not simulated")
@@ -191,13 +198,14 @@ def rfc3339(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def chaos_status(rec: ChaosRec, t: float, no_shell: Mapping[str, str]) -> ChaosStatus:
+def chaos_status(rec: ChaosRec, t: float, no_shell: Mapping[str, str], label: str) -> ChaosStatus:
     """The status the controller would report for ``rec`` at time ``t`` (``no_shell``: the
-    system's shell-less deployments, where DNSChaos fails to apply)."""
+    system's shell-less deployments, where DNSChaos fails to apply; ``label``: its
+    workload label)."""
     if rec.deleted_at is not None and t >= rec.deleted_at:
         return ChaosStatus(kind=rec.kind, name=rec.name, exists=False)
     stopped = rec.expired(t)
-    records = [_record(rec, pod, t, stopped, no_shell) for pod in rec.pods]
+    records = [_record(rec, pod, t, stopped, no_shell=no_shell, label=label) for pod in rec.pods]
     phases = {r.phase for r in records}
     conditions = {
         "Selected": bool(records),
@@ -215,7 +223,7 @@ def chaos_status(rec: ChaosRec, t: float, no_shell: Mapping[str, str]) -> ChaosS
 
 
 def _record(
-    rec: ChaosRec, pod: str, t: float, stopped: bool, no_shell: Mapping[str, str]
+    rec: ChaosRec, pod: str, t: float, stopped: bool, *, no_shell: Mapping[str, str], label: str
 ) -> ChaosRecord:
     suffix = f"/{rec.containers[0]}" if rec.kind in CONTAINER_LEVEL and rec.containers else ""
     record_id = f"{rec.namespace}/{pod}{suffix}"
@@ -226,7 +234,7 @@ def _record(
         failure = ChaosEvent(
             type="Failed",
             operation="Apply",
-            message=apply_error(rec, pod, no_shell),
+            message=apply_error(rec, pod, no_shell, label),
             timestamp=applied,
         )
         return ChaosRecord(id=record_id, phase="Not Injected", events=[failure])
@@ -283,18 +291,20 @@ def dns_injection_error(
     return READ_ONLY_ETC if read_only_root else None
 
 
-def apply_error(rec: ChaosRec, pod: str, no_shell: Mapping[str, str]) -> str:
-    """The error chaos-daemon returns when applying ``rec`` to ``pod`` fails."""
+def apply_error(rec: ChaosRec, pod: str, no_shell: Mapping[str, str], label: str) -> str:
+    """The error chaos-daemon returns when applying ``rec`` to ``pod`` fails (``label``: the
+    system's workload label, which the selector names the pod's workload by)."""
     if rec.kind == "DNSChaos":
-        app = max((a for a in _apps(rec) if pod.startswith(f"{a}-")), key=len, default="")
+        apps = _apps(rec, label)
+        app = max((a for a in apps if pod.startswith(f"{a}-")), key=len, default="")
         reason = dns_injection_error(app, no_shell)
         if reason is not None:
             return T("grpc.status")("Unknown", reason)
     return T("grpc.status")("Unknown", f"{pod}: exit status 1")
 
 
-def _apps(rec: ChaosRec) -> tuple[str, ...]:
+def _apps(rec: ChaosRec, label: str) -> tuple[str, ...]:
     try:
-        return selected_apps(rec.spec.get("selector") or {}, rec.name)  # type: ignore[arg-type]
+        return selected_apps(rec.spec.get("selector") or {}, rec.name, label)  # type: ignore[arg-type]
     except PermanentClusterError:
         return ()

@@ -141,6 +141,7 @@ class SimulatedCluster:
         self._state: SimState = loaded
         self._facts = pod_facts(topology)
         self._no_shell = system_of(topology).no_shell
+        self._label = system_of(topology).workload_label
         self.glitches = Glitches(glitches or GlitchRates(), loaded.seed, self._no_shell)
         self.users = users
         self.noise = noise
@@ -200,6 +201,7 @@ class SimulatedCluster:
                 self._state.seed,
                 self._working_sets,
                 app_faults=flags,
+                workload_label=self._label,
             )
             self._cuts = change_points(self._timelines)
         return self._timelines
@@ -270,7 +272,7 @@ class SimulatedCluster:
         else:
             rec, fault = create(self._state, self.topology, chaos)
             self.glitches.decide(rec, fault)
-            creation_events(self._state, rec, self._no_shell)
+            creation_events(self._state, rec, self._no_shell, self._label)
         self._changed()
         return ChaosRef(
             kind=rec.kind,
@@ -290,7 +292,7 @@ class SimulatedCluster:
             return configfault.status(self._state, rec)
         if rec.kind == FLAG_FAULT_KIND:
             return flagfault.status(self._state, rec)
-        return chaos_status(rec, self._state.now, self._no_shell)
+        return chaos_status(rec, self._state.now, self._no_shell, self._label)
 
     def _find(self, ref: ChaosRef) -> ChaosRec | None:
         return self._state.live_chaos(ref.kind, ref.name)

@@ -25,6 +25,7 @@ from r2act.cluster.sim.state import ChaosRec, SimState
 from r2act.cluster.sim.texts import T
 from r2act.errors import ConflictError, PermanentClusterError
 from r2act.schema import Topology
+from r2act.systems import system_of
 
 SOURCE = CHAOS_SOURCE
 """Stored under the controller-manager; ``events`` renders each with its controller's
@@ -47,7 +48,7 @@ def incident_of(chaos: Mapping[str, Any]) -> str | None:
 
 def create(state: SimState, topology: Topology, chaos: Mapping[str, Any]) -> tuple[ChaosRec, Fault]:
     """Validate ``chaos``, select its pods now and append its record (no glitches yet)."""
-    kind, name, fault = parse_chaos(chaos)
+    kind, name, fault = parse_chaos(chaos, system_of(topology).workload_label)
     metadata = chaos.get("metadata") or {}
     namespace = str(metadata.get("namespace") or state.namespace)
     if namespace != state.namespace:
@@ -86,9 +87,12 @@ def _containers(
     return []
 
 
-def creation_events(state: SimState, rec: ChaosRec, no_shell: Mapping[str, str]) -> None:
+def creation_events(
+    state: SimState, rec: ChaosRec, no_shell: Mapping[str, str], label: str
+) -> None:
     """What the controller reports after creating ``rec`` (glitch decisions taken;
-    ``no_shell``: the system's shell-less deployments, where DNSChaos fails to apply)."""
+    ``no_shell``: the system's shell-less deployments, where DNSChaos fails to apply;
+    ``label``: the system's workload label)."""
     about = (rec.kind, rec.name)
     event(
         state,
@@ -131,7 +135,7 @@ def creation_events(state: SimState, rec: ChaosRec, no_shell: Mapping[str, str])
                     rec.applied_at + delay,
                     "Failed",
                     about,
-                    T("cm.failed")("apply chaos", apply_error(rec, pod, no_shell)),
+                    T("cm.failed")("apply chaos", apply_error(rec, pod, no_shell, label)),
                     source=SOURCE,
                     warning=True,
                 )

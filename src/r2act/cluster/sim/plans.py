@@ -277,15 +277,16 @@ def _remove_rules(
     state: SimState, topology: Topology, plan: RollbackConfig, now: float
 ) -> list[Change]:
     changes: list[Change] = []
+    label = system_of(topology).workload_label
     for rec in state.chaos:
         if rec.deleted_at is not None or rec.kind != "HTTPChaos":
             continue
         selector = rec.spec.get("selector")
         labels = selector.get("labelSelectors") if isinstance(selector, dict) else None
-        if not isinstance(labels, dict) or labels.get("app") != plan.target:
+        if not isinstance(labels, dict) or labels.get(label) != plan.target:
             continue  # the rule lives on the pods it selects; a backend's config holds no rule
         _, _, fault = parse_chaos(
-            {"kind": rec.kind, "metadata": {"name": rec.name}, "spec": rec.spec}
+            {"kind": rec.kind, "metadata": {"name": rec.name}, "spec": rec.spec}, label
         )
         if not _scope_matches(topology, plan, fault.http_method, fault.http_path):
             continue

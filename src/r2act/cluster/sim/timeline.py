@@ -157,12 +157,14 @@ def build_timelines(
     working_sets: dict[str, int] | None = None,
     *,
     app_faults: Sequence[AppFault] = (),
+    workload_label: str,
 ) -> dict[str, PodTimeline]:
     """A timeline for every pod in the state (``facts``: ``identity.pod_facts`` of the
     system); ``working_sets`` holds each app's working set under load
     (``Topology.working_set_bytes``; LOADED_WS of the request where absent);
     ``app_faults`` act on every pod of an app that exists while they do, pods created later
-    included (flag faults: ``flagfault.acting``)."""
+    included (flag faults: ``flagfault.acting``); ``workload_label``: the label the
+    system's chaos selectors name workloads by (``System.workload_label``)."""
     loaded = working_sets or {}
     lines = {p.name: PodTimeline(p, facts[p.app], namespace=state.namespace) for p in state.pods}
     for app, fault, rec, start, stop in app_faults:
@@ -178,7 +180,8 @@ def build_timelines(
         window = fault_window(rec)
         if window is None:
             continue
-        _, _, fault = parse_chaos({"kind": rec.kind, "metadata": {"name": rec.name}, **_body(rec)})
+        obj = {"kind": rec.kind, "metadata": {"name": rec.name}, **_body(rec)}
+        _, _, fault = parse_chaos(obj, workload_label)
         for pod_name in rec.pods:
             line = lines.get(pod_name)
             if line is None:

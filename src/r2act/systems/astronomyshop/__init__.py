@@ -71,6 +71,16 @@ SYSTEM = System(
     no_shell=NO_SHELL,
     path_ids=PRODUCTS,
     probe_forms=PROBE_FORMS,
+    # The frontend's API routes read a parsed JSON body (src/frontend/pages/api/cart.ts L35,
+    # checkout.ts L17, product-ask-ai-assistant/[productId]/index.ts L16) as its own client
+    # sends it (frontend/utils/Request.ts L18) and the load generator posts it (json=,
+    # load-generator/locustfile.py L159, L193, L202).
+    probe_body="json",
+    # The chart's Deployments select their pods by ``opentelemetry.io/name: <name>``
+    # (templates/_helpers.tpl L47-L51, used by _objects.tpl L17 and L21; rendered:
+    # examples/default/rendered/component.yaml L713-L721 for cart); its pods carry no
+    # ``app`` label.
+    workload_label="opentelemetry.io/name",
     flags=FLAGS_2_2_0,
     flag_store=FlagStore(FLAG_CONFIG_MAP, FLAG_FILE_KEY, FLAG_DEPLOYMENT),
     recovery_rules=RULES,

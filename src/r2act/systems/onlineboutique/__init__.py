@@ -63,6 +63,11 @@ SYSTEM = System(
     no_shell=NO_SHELL,
     path_ids=PRODUCTS,
     probe_forms=PROBE_FORMS,
+    # The handlers read r.FormValue (src-v0.10.6/frontend/handlers.go L213-L214, L325-L326).
+    probe_body="form",
+    # Every Deployment selects its pods by ``app: <name>`` (kubernetes-manifests.yaml, e.g.
+    # L28-L34 for frontend).
+    workload_label="app",
     error_backend=frontend_error_backend,
     error_steps=ERROR_STEPS,
     recovery_rules=RULES,
