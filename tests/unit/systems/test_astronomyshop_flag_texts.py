@@ -49,6 +49,12 @@ def _failing() -> list[FeatureFlag]:
     return [f for f in FLAGS_2_2_0.values() if f.realizable and f.effect is FlagEffect.CALL_ERRORS]
 
 
+def _failing_calls() -> list[FeatureFlag]:
+    """The realizable flags that make calls fail: those failing calls, and a wrong dial."""
+    dial = [f for f in FLAGS_2_2_0.values() if f.realizable and f.effect is FlagEffect.DIAL_FAILURE]
+    return [*_failing(), *dial]
+
+
 def _lines(rendered: tuple[int, object] | None) -> list[LogLine]:
     assert rendered is not None
     n, draw = rendered
@@ -187,6 +193,11 @@ CALLER_LINES = {
     ),
     "adFailure": ("frontend", "Error: 14 UNAVAILABLE: "),
     "recommendationCacheFailure": ("frontend", "Error: 2 UNKNOWN: Exception calling application:"),
+    "paymentUnreachable": (
+        "frontend",
+        "Error: 13 INTERNAL: failed to charge card: could not charge the card: rpc error: "
+        "code = Unavailable desc = name resolver error",
+    ),
 }
 """Per user-visible flag: the caller whose line a user's failed request leaves, and its line."""
 READER_LINES = {
@@ -198,7 +209,7 @@ READER_LINES = {
 """Per flag whose reader logs its failure: the reader's stdout and the line's text."""
 
 
-@pytest.mark.parametrize("flag", _failing(), ids=lambda f: f.key)
+@pytest.mark.parametrize("flag", _failing_calls(), ids=lambda f: f.key)
 def test_a_flag_incidents_logs_carry_the_flags_message_and_no_refusal(
     tmp_path: Path, flag: FeatureFlag
 ) -> None:
@@ -213,4 +224,4 @@ def test_a_flag_incidents_logs_carry_the_flags_message_and_no_refusal(
     if flag.key in READER_LINES:
         reader, text = READER_LINES[flag.key]
         assert any(text in line for line in lines[reader]), (flag.key, reader)
-    assert set(CALLER_LINES) | set(READER_LINES) >= {f.key for f in _failing()}
+    assert set(CALLER_LINES) | set(READER_LINES) >= {f.key for f in _failing_calls()}
