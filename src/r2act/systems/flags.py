@@ -77,6 +77,42 @@ class Source:
 
 
 @dataclass(frozen=True)
+class FlagStatus:
+    """The error a flag's failed call ends in, as the reader's code sets it: what a caller's
+    client receives (and wraps its own way), so a caller's line can print the flag's own
+    message where a real caller prints it.
+
+    ``via`` names the service that answered with this status when the reader's code makes
+    a call fail that it then fails on itself (a cache-miss branch calling a look-up with a
+    wrong argument): the reader fails as it fails on any error of that call. ``None``: the
+    reader's own handler answers with it."""
+
+    code: str
+    """The status code by grpc-go's name (``Internal``, ``Unavailable``, ``Unknown``), or an
+    HTTP status (``429``) for an HTTP call."""
+    message: str
+    """The status message the code path sets (empty when it sets none)."""
+    via: str | None = None
+
+
+FLAG_ERROR = "flag_error"
+"""The engine's failure kind of a call a flag made fail; :func:`flag_error_kind` adds the
+flag's key, by which a system's renderers find the flag's :class:`FlagStatus`."""
+
+
+def flag_error_kind(key: str) -> str:
+    """The failure kind a flag's failed calls carry (``flag_error:<key>``)."""
+    return f"{FLAG_ERROR}:{key}"
+
+
+def flag_of_kind(kind: str) -> str | None:
+    """The flag key a failure kind carries (None: the failure is not a flag's); the kind may
+    be the root of an ``upstream|<kind>|<service>`` kind's parts."""
+    head, _, key = kind.partition(":")
+    return key if head == FLAG_ERROR and key else None
+
+
+@dataclass(frozen=True)
 class FlagVariant:
     """One variant of a flag, by the name and value the flag file gives it."""
 
@@ -126,6 +162,9 @@ class FeatureFlag:
     call."""
     error: str | None = None
     """The kind of error a failed call returns (a gRPC status, an exception's text)."""
+    status: FlagStatus | None = None
+    """For a CALL_ERRORS flag, the status its failed calls answer with (code and message),
+    which callers' lines print; None when the flag fails no call."""
 
     def __post_init__(self) -> None:
         names = [v.name for v in self.variants]

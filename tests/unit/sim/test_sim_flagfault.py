@@ -4,6 +4,7 @@ object's deletion or a plan ``rollback_config`` naming it) recovers the system."
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,9 @@ import pytest
 from r2act.cluster.base import MANAGED_BY, MANAGED_BY_LABEL
 from r2act.cluster.flag_fault_object import FlagChange, render
 from r2act.cluster.sim.cluster import SimulatedCluster
-from r2act.cluster.sim.flagfault import call_share
+from r2act.cluster.sim.flagfault import call_share, effect_fault
 from r2act.errors import PermanentClusterError
-from r2act.schema import RestartService, RollbackConfig
+from r2act.schema import RestartService, RollbackConfig, TimeWindow, memory_bytes
 from r2act.systems.astronomyshop import ASTRONOMY_SHOP, SYSTEM
 from r2act.systems.flags import FeatureFlag, FlagEffect
 
@@ -134,3 +135,42 @@ def test_unknown_flag_or_variant_is_refused(tmp_path: Path) -> None:
         _inject(cluster, "noSuchFlag", "on")
     with pytest.raises(PermanentClusterError, match="no variant"):
         _inject(cluster, flag.key, "no-such-variant")
+
+
+def test_a_leak_flags_working_set_climbs_to_the_limit_then_restarts_from_its_baseline(
+    tmp_path: Path,
+) -> None:
+    """cAdvisor's working set of a leaking reader rises at the leak's rate from the effect's
+    start until the OOM kill, and the restarted container starts again from its baseline."""
+    flag = next(
+        f for f in SYSTEM.flags.values() if f.realizable and f.effect is FlagEffect.MEMORY_LEAK
+    )
+    variant = flag.intensities[0][1]
+    value = next(v.value for v in flag.variants if v.name == variant)
+    fault = effect_fault(ASTRONOMY_SHOP, flag, value)
+    assert fault is not None
+    rate = fault.leak_bytes_per_s
+    spec = ASTRONOMY_SHOP.deployment(flag.service)
+    limit = memory_bytes(spec.main.memory_limit)
+    baseline = ASTRONOMY_SHOP.working_set_bytes(flag.service)
+    assert (limit - baseline) / rate > 20  # the leak needs several samples to fill
+    cluster = _cluster(tmp_path)
+    start = cluster.clock.now()
+    cluster.clock.sleep(30)
+    _inject(cluster, flag.key, variant)
+    cluster.clock.sleep(300)
+    query = {"ws": f'container_memory_working_set_bytes{{container="{spec.main.name}"}}'}
+    instances = [
+        s.points for s in cluster.metrics(TimeWindow(start, cluster.clock.now()), query, 5.0)
+    ]
+    assert len(instances) >= 3  # before the flag, then one per OOM-killed container
+    before = instances[0]
+    assert max(v for _, v in before[:5]) <= baseline * 1.05  # healthy, under the limit
+    for points in instances[1:-1]:  # each complete leaking instance
+        (t0, v0), (t1, v1) = points[0], points[-1]
+        assert v0 <= baseline * 1.05  # a new process starts from the baseline
+        assert v1 >= limit * 0.97  # and is killed at the limit
+        values = [v for _, v in points]
+        assert all(b >= a - 0.01 * baseline for a, b in pairwise(values))
+        slope = (v1 - v0) / (t1 - t0)
+        assert slope == pytest.approx(rate, rel=0.15)

@@ -32,7 +32,7 @@ from r2act.errors import ConflictError, NotFoundError, PermanentClusterError
 from r2act.schema import ChaosRecord, ChaosRef, ChaosStatus, Topology
 from r2act.schema.faults import FLAG_FAULT_ANNOTATION, FLAG_FAULT_KIND
 from r2act.systems import system_of
-from r2act.systems.flags import FeatureFlag, FlagEffect, FlagValue
+from r2act.systems.flags import FeatureFlag, FlagEffect, FlagValue, flag_error_kind
 
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
 CPU_BURN_CORES = 4.0
@@ -284,7 +284,10 @@ def effect_fault(topology: Topology, flag: FeatureFlag, value: FlagValue) -> Fau
 
     - CALL_ERRORS: ``flag_errors``, a failure share on the reader's ``operation`` that the
       scene adds to the callee's own failure (so callers fail, log it and the load
-      generator counts it as it does for any failing callee); when the reader catches the
+      generator counts it as it does for any failing callee); the failure kind names the
+      flag (``systems.flags.flag_error_kind``), so the system's renderers print the
+      status the flag's declaration gives (``FeatureFlag.status``) where its callers print
+      an error, not the text of a refused connection. When the reader catches the
       failure (``caught``) the caller sees success and the reader's own failed calls are
       logged as its call errors.
     - DIAL_FAILURE: ``flag_dial``, the reader's edge to ``callee`` fails as a dial to a
@@ -304,7 +307,7 @@ def effect_fault(topology: Topology, flag: FeatureFlag, value: FlagValue) -> Fau
         return None
     if flag.effect is FlagEffect.CALL_ERRORS and flag.operation is not None:
         share = call_share(flag, value)
-        kind = "flag_caught" if caught(topology, flag) else "flag_error"
+        kind = "flag_caught" if caught(topology, flag) else flag_error_kind(flag.key)
         return Fault("flag_errors", apps, flag_op=flag.operation, flag_share=share, flag_kind=kind)
     if flag.effect is FlagEffect.DIAL_FAILURE and flag.callee is not None:
         return Fault("flag_dial", apps, flag_callee=flag.callee, flag_kind="dns_error")

@@ -35,7 +35,7 @@ from r2act.cluster.sim.metric_noise import (
 )
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.seeding import key_int
-from r2act.cluster.sim.timeline import PodTimeline
+from r2act.cluster.sim.timeline import STARTUP_S, PodTimeline
 from r2act.cluster.sim.traffic import IDLE_CORES, service_ms
 from r2act.schema import MetricSeries, TimeWindow, Topology, cpu_millicores, memory_bytes
 
@@ -336,7 +336,8 @@ class MetricSource:
     def _working_set(self, line: PodTimeline, t: float, scene: Scene | None = None) -> float:
         """cAdvisor's working set: 92-100% of the image's working set under load
         (``Topology.working_set_bytes``), so the peak a method reads is the figure a new
-        limit must clear; capped just under the pod's limit, where the kernel reclaims."""
+        limit must clear; capped just under the pod's limit, where the kernel reclaims. A
+        memory leak (``_leaked``) adds what the running instance has kept so far."""
         app = line.pod.app
         peak = self.working_sets.get(app, 64 * 2**20)
         if line.paused(t):
@@ -348,6 +349,7 @@ class MetricSource:
             base = peak * (self._noise("ws", line.pod.name, t) - 0.04)
         for active in line.active(t, "memory"):
             base += active.fault.memory_bytes
+        base += _leaked(line, t)
         return min(base, line.pod.memory_limit * 0.995)
 
     def _pod_value(
@@ -451,6 +453,24 @@ _DEPLOYMENT: dict[str, Callable[[int, int, float], float]] = {
     "kube_deployment_spec_replicas": lambda ready, pods, desired: desired,
 }
 """kube-state-metrics' deployment series: the value from (ready pods, pods, desired)."""
+
+
+def _leaked(line: PodTimeline, t: float) -> float:
+    """Bytes a memory leak has kept in the container instance running at ``t``: its rate
+    (``Fault.leak_bytes_per_s``) times the time since the leak began in that instance, the
+    later of the fault's start and the instance's readiness (the first instance's
+    ``ready_at``, a restarted one's start plus ``STARTUP_S``), the instants
+    ``timeline._leak`` counts its fill time from, so the series meets the limit when the
+    kubelet's OOM kill comes and a restarted instance starts again from its baseline."""
+    leaks = line.active(t, "memory_leak")
+    if not leaks:
+        return 0.0
+    born = _instance_start(line, t)
+    ready = line.pod.ready_at if born == line.pod.created_at else born + STARTUP_S
+    total = 0.0
+    for active in leaks:
+        total += active.fault.leak_bytes_per_s * max(0.0, t - max(active.start, ready))
+    return total
 
 
 def _instance_start(line: PodTimeline, t: float) -> float:

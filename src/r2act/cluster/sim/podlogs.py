@@ -5,7 +5,11 @@ system's ``System.renderers``; Redis' and Locust's, which are off-the-shelf soft
 the engine's: ``redislog``, ``loadgen``) and exposes ``kinds(scene)`` — a list of (occurrences
 per second, lines per occurrence, renderer). Rates are the engine's: they come from the
 scene's traffic, so logs rise and fall with the request rate and show the failures the
-scene says callers see; what a line says is the renderer's. Strictly periodic output
+scene says callers see; what a line says is the renderer's. A call the service's own code
+failed (a feature flag's error, ``systems.flags.flag_of_kind``) is also the service's
+own failed call: its renderers are asked for ``failed_call(logger, <its own app>, kind)``,
+at the rate its callers see that failure, for the line its handler logs when it answers
+with the error (most print one; a caller's client error is the caller's). Strictly periodic output
 (Locust's stats table) and start-up banners are rendered by ``logs`` at their instants.
 """
 
@@ -19,6 +23,7 @@ from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.traffic import Call, route_calls, service_ms
 from r2act.schema import LogLine, Topology
 from r2act.systems import system_of
+from r2act.systems.flags import flag_of_kind
 from r2act.systems.logformats import uuid_text
 from r2act.systems.render import Kind, PodIdentity, Render, RequestError, Sized
 
@@ -34,6 +39,17 @@ def _route_ms(topology: Topology, scope: str) -> float:
         return sum(c.count * (ms.get(c.callee, 3.0) + cost(c.children)) for c in calls)
 
     return ms.get(topology.entrypoint, 8.0) + cost(route_calls(topology, scope))
+
+
+def answered_failures(scene: Scene, app: str) -> dict[str, float]:
+    """Calls per second ``app``'s own code failed (a flag's error), by failure kind: what
+    its callers' failed calls to it with such a kind add up to."""
+    found: dict[str, float] = {}
+    for errors in scene.call_errors.values():
+        for (callee, kind), rate in errors.items():
+            if callee == app and rate > 0 and flag_of_kind(kind) is not None:
+                found[kind] = found.get(kind, 0.0) + rate
+    return found
 
 
 class PodLogger:
@@ -110,6 +126,10 @@ class PodLogger:
                 kinds.append((rate * share * scale, made[0], made[1]))
         for (callee, kind), rate in scene.call_errors.get(self.app, {}).items():
             made = self._backend_memo(callee, kind)
+            if made is not None and rate > 0:
+                kinds.append((rate * share * scale, made[0], made[1]))
+        for kind, rate in answered_failures(scene, self.app).items():
+            made = self._backend_memo(self.app, kind)
             if made is not None and rate > 0:
                 kinds.append((rate * share * scale, made[0], made[1]))
         kinds.extend(self._periodic)

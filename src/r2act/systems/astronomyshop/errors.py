@@ -16,16 +16,22 @@ Error kinds are the engine's (``cluster/sim/scene.py``): ``unavailable``, ``canc
 ``deadline``, ``dns_error``, ``dns_servfail`` (the resolver answers SERVFAIL: Go's
 ``server misbehaving``, from kube-dns' ClusterIP), ``dns_random`` and
 ``upstream|<kind>|<service>`` (the callee answered with an error because its own call
-to ``<service>`` failed); a kind may carry the address it dialled after ``@``.
+to ``<service>`` failed); a kind may carry the address it dialled after ``@``. A call a
+feature flag made fail carries the flag (``flag_error:<key>``, ``systems.flags``): the
+callee answered with the status the flag's declaration gives (``flags.py``,
+``FeatureFlag.status``), so each client prints the flag's own message inside its usual
+frame, never the text of a refused connection (the flag's code path refuses none).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from r2act.systems.astronomyshop.flags import FLAGS_2_2_0
 from r2act.systems.astronomyshop.render_formats import NAMESPACE
 from r2act.systems.astronomyshop.texts import T
 from r2act.systems.astronomyshop.topology import ASTRONOMY_SHOP
+from r2act.systems.flags import FeatureFlag, FlagStatus, flag_of_kind
 from r2act.systems.render import cluster_ip
 
 KUBE_DNS = "10.96.0.10:53"
@@ -45,6 +51,34 @@ GRPC_CODES = {
     "Unavailable": (14, "UNAVAILABLE"),
 }
 """gRPC status codes by grpc-go's name: grpc-js' number and name (``constants.ts``)."""
+
+
+def flag_of(kind: str) -> FeatureFlag | None:
+    """The flag whose failed call ``kind`` is (None: the failure is not a flag's)."""
+    key = flag_of_kind(kind.partition("@")[0])
+    return FLAGS_2_2_0.get(key) if key is not None else None
+
+
+def caught_flag(reader: str, callee: str) -> FeatureFlag | None:
+    """The flag whose failure ``reader`` catches on its call to ``callee`` (the engine's
+    ``flag_caught`` kind names no flag: the reader's flag whose status ``callee`` gives)."""
+    for flag in FLAGS_2_2_0.values():
+        if flag.service == reader and flag.status is not None and flag.status.via == callee:
+            return flag
+    return None
+
+
+def flag_answer(kind: str, callee: str) -> tuple[str, str] | None:
+    """(grpc-go code name, message) ``callee`` answered a flag's failed call with: the
+    flag's status, or, when another service gave it (``FlagStatus.via``), what ``callee``
+    answers when its call to that service fails so. None: ``kind`` is not a flag's."""
+    flag = flag_of(kind)
+    status = flag.status if flag is not None else None
+    if status is None:
+        return None
+    if status.via is None or status.via == callee:
+        return status.code, status.message
+    return callee_status(kind, status.via, callee)
 
 
 def _split(kind: str, callee: str) -> tuple[str, str]:
@@ -78,6 +112,9 @@ def go_grpc_error(kind: str, callee: str) -> str:
     if kind.startswith("upstream"):
         code, desc = callee_status(*_root(kind, callee), callee)
         return status(code, desc)
+    answered = flag_answer(kind, callee)
+    if answered is not None:
+        return status(*answered)
     base, addr = _split(kind, callee)
     if base == "canceled":
         return status("Canceled", T("go.canceled")())
@@ -154,10 +191,14 @@ def checkout_chain(kind: str, root: str, product: str = "OLJCESPC7Z") -> str:
 @lru_cache(maxsize=4096)
 def js_grpc_error(kind: str, callee: str) -> tuple[int, str, str]:
     """(code number, code name, details) of the frontend's grpc-js call to ``callee``."""
-    if kind.startswith("upstream"):
-        code, desc = callee_status(*_root(kind, callee), callee)
-        number, name = GRPC_CODES[code]
-        return number, name, desc
+    answered = (
+        callee_status(*_root(kind, callee), callee)
+        if kind.startswith("upstream")
+        else flag_answer(kind, callee)
+    )
+    if answered is not None:
+        number, name = GRPC_CODES[answered[0]]
+        return number, name, answered[1]
     base, addr = _split(kind, callee)
     if base == "canceled":
         return 1, "CANCELLED", T("as.grpcjs.cancelled")()
@@ -171,9 +212,13 @@ def js_grpc_error(kind: str, callee: str) -> tuple[int, str, str]:
 
 def python_inactive(kind: str, callee: str) -> str:
     """grpcio's ``_InactiveRpcError`` of recommendation's failed catalog call (its channel
-    dials the ClusterIP: ``ipv4:`` in the details)."""
+    dials the ClusterIP: ``ipv4:`` in the details); when the catalog answered with a
+    flag's status, that status, received from the peer."""
     base, addr = _split(kind, callee)
     ipv4 = addr if addr[0].isdigit() else f"{cluster_ip(callee)}:{PORTS.get(callee, 0)}"
+    flag = flag_of(kind)
+    if flag is not None and flag.status is not None:
+        return _python_peer_error(flag.status, ipv4)
     if base in ("dns_error", "dns_servfail"):
         details = T("as.grpcio.dns")(addr, addr.rsplit(":", 1)[0])
     elif base == "dns_random":
@@ -182,3 +227,28 @@ def python_inactive(kind: str, callee: str) -> str:
         details = T("as.grpcio.refused")(ipv4)
     debug = "UNKNOWN:" + details + ' {grpc_status:14, grpc_message:"' + details + '"}'
     return T("as.grpcio.inactive")("UNAVAILABLE", details, debug)
+
+
+def _python_peer_error(status: FlagStatus, ipv4: str) -> str:
+    """grpcio's ``_InactiveRpcError`` for a status the peer answered with: its code and
+    details, and the core's debug string naming the peer (an assumption in part: the core's
+    ``created_time`` field is left out, as for the connection errors above)."""
+    number, name = GRPC_CODES[status.code]
+    peer = T("as.grpcio.peer")(ipv4)
+    debug = f'UNKNOWN:{peer} {{grpc_message:"{status.message}", grpc_status:{number}}}'
+    return T("as.grpcio.inactive")(name, status.message, debug)
+
+
+def openai_status_error(status: FlagStatus) -> str:
+    """``str()`` of the OpenAI client's ``APIStatusError`` for an HTTP error answer:
+    ``Error code: <status> - <the JSON body, as a Python dict>`` (the mock's body,
+    ``llm/app.py`` L122-L129)."""
+    body = {
+        "error": {
+            "message": status.message,
+            "type": T("as.llm.rate_limit_type")(),
+            "param": "null",
+            "code": "null",
+        }
+    }
+    return T("as.openai.status_error")(status.code, repr(body))

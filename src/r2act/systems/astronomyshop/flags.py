@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from r2act.schema import Intensity
-from r2act.systems.flags import FeatureFlag, FlagEffect, FlagVariant, Source
+from r2act.systems.astronomyshop.texts import T
+from r2act.systems.flags import FeatureFlag, FlagEffect, FlagStatus, FlagVariant, Source
 
 _APP = "opentelemetry-demo-2.2.0/src/"
 _CHART = "opentelemetry-demo-chart-0.40.10/"
@@ -54,6 +55,7 @@ def _bool_flag(
     callee: str | None = None,
     share: float | None = None,
     error: str | None = None,
+    status: FlagStatus | None = None,
 ) -> FeatureFlag:
     """A boolean flag: ``off`` is its default and ``on`` serves both intensities."""
     return FeatureFlag(
@@ -73,6 +75,7 @@ def _bool_flag(
         callee=callee,
         share=share,
         error=error,
+        status=status,
     )
 
 
@@ -108,6 +111,8 @@ _FLAGS_2_2_0: tuple[FeatureFlag, ...] = (
         operation="AskProductAIAssistant",
         share=0.5,
         error="429 from the mock LLM, caught and answered with an apology",
+        # llm/app.py L120-L130: the mock's rate-limit model answers 429 with this message.
+        status=FlagStatus("429", T("as.llm.rate_limit")(), via="llm"),
         realizable=True,
         user_visible=False,
         verdict=(
@@ -133,6 +138,7 @@ _FLAGS_2_2_0: tuple[FeatureFlag, ...] = (
         operation="GetProduct",
         share=0.1,
         error="codes.Internal: Error: Product Catalog Fail Feature Flag Enabled",
+        status=FlagStatus("Internal", T("as.pc.e.flag")()),  # main.go L440-L443
         realizable=True,
         user_visible=True,
         verdict=(
@@ -157,6 +163,9 @@ _FLAGS_2_2_0: tuple[FeatureFlag, ...] = (
         operation="ListRecommendations",
         share=0.5,
         error="GetProduct called with an Empty request (no product id)",
+        # The Empty message reads as a GetProductRequest with no id: product-catalog's
+        # look-up fails NotFound (main.go L446-L451), recommendation raises on it.
+        status=FlagStatus("NotFound", T("as.pc.e.not_found")(""), via="product-catalog"),
         realizable=True,
         user_visible=True,
         verdict=(
@@ -224,6 +233,7 @@ _FLAGS_2_2_0: tuple[FeatureFlag, ...] = (
         operation="GetAds",
         share=0.1,
         error="UNAVAILABLE",
+        status=FlagStatus("Unavailable", ""),  # AdService.java L206: Status.UNAVAILABLE, no text
         realizable=True,
         user_visible=True,
         verdict=(
@@ -280,6 +290,12 @@ _FLAGS_2_2_0: tuple[FeatureFlag, ...] = (
         effect=FlagEffect.CALL_ERRORS,
         operation="EmptyCart",
         error="FailedPrecondition: Can't access cart storage",
+        # ValkeyCartStore.cs L98-L101 (abortConnect=false, L49: Connect returns unconnected),
+        # caught and rethrown as FailedPrecondition at L201-L203 (the exception's first line).
+        status=FlagStatus(
+            "FailedPrecondition",
+            T("as.ca.storage")(T("as.dotnet.app_exception")(T("as.ca.e.not_connected")())),
+        ),
         realizable=True,
         user_visible=False,
         verdict=(
@@ -315,6 +331,9 @@ _FLAGS_2_2_0: tuple[FeatureFlag, ...] = (
         effect=FlagEffect.CALL_ERRORS,
         operation="Charge",
         error="Payment request failed. Invalid token. app.loyalty.level=gold",
+        # charge.js L37 throws a plain Error, which index.js L29 passes to the callback:
+        # grpc-js answers a status-less error with UNKNOWN and the error's message.
+        status=FlagStatus("Unknown", T("as.pa.e.invalid_token")()),
         realizable=True,
         user_visible=True,
         verdict=(

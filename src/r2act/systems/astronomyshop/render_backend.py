@@ -14,7 +14,12 @@ from __future__ import annotations
 import random
 
 from r2act.schema import LogLine
-from r2act.systems.astronomyshop.errors import cart_storage_detail, js_grpc_error, python_inactive
+from r2act.systems.astronomyshop.errors import (
+    cart_storage_detail,
+    flag_of,
+    js_grpc_error,
+    python_inactive,
+)
 from r2act.systems.astronomyshop.logsinks import COLLECTOR, to_stdout
 from r2act.systems.astronomyshop.render_draw import occurrence, sample
 from r2act.systems.astronomyshop.render_formats import (
@@ -89,12 +94,18 @@ def _frame(template_lines: list[str], logger: PodIdentity) -> Render:
     return render
 
 
+DOTNET_LEVELS = {"INFO": "Information", "WARN": "Warning", "ERROR": "Error"}
+"""``LogLevel`` of a .NET log call at each of ``Said``'s levels."""
+PYTHON_LEVELS = {"INFO": "INFO", "WARN": "WARNING", "ERROR": "ERROR"}
+"""``levelname`` of a Python log call at each of ``Said``'s levels."""
+
+
 def _stdout_lines(app: str, ts: float, said: Said, trace: tuple[str, str]) -> list[str]:
     """One log call as ``app``'s stdout prints it."""
     if app == "cart":
-        return dotnet_console("Information", CART_CATEGORY, 0, said.message)
+        return dotnet_console(DOTNET_LEVELS[said.level], CART_CATEGORY, 0, said.message)
     if app in ("recommendation", "product-reviews"):
-        record = ("INFO", "main", *said.where)
+        record = (PYTHON_LEVELS[said.level], "main", *said.where)
         return [python_root_line(ts, record, (*trace, True), app, said.message)]
     if app == "accounting":
         return dotnet_console("Information", ACCOUNTING_CATEGORY, ACCOUNTING_EVENT, said.message)
@@ -154,10 +165,44 @@ def error_renderer(logger: PodIdentity, callee: str, kind: str) -> Sized | None:
     if app == "recommendation" and callee == "product-catalog":
         lines = recommendation_traceback(kind)
         return len(lines), _traceback_renderer(lines, logger)
+    if callee == app and flag_of(kind) is not None:
+        return _flag_failure_renderer(logger, kind)
     if not to_stdout(app):
         return None
     speech = failed_speech(app, callee, kind)
     return stdout_renderer(logger, speech) if speech is not None else None
+
+
+def _flag_failure_renderer(logger: PodIdentity, kind: str) -> Sized | None:
+    """(lines, renderer) of a call the service's own code failed with a flag's error, on its
+    stdout: what its handler logs (``render_speech``), then what its server library logs
+    of the error it answered with: grpc-dotnet's error-status entry (cart), grpcio's
+    traceback of the raised call error (recommendation)."""
+    app = logger.app
+    speech = failed_speech(app, app, kind) if to_stdout(app) else None
+    if speech is None:
+        return None
+    said = stdout_renderer(logger, speech)
+    flag = flag_of(kind)
+    status = flag.status if flag is not None else None
+    after: list[str] = []
+    render_after: Render | None = None
+    if app == "cart" and status is not None:
+        message = T("as.dotnet.rpc_error")(status.code, status.message)
+        after = dotnet_console("Information", GRPC_CATEGORY, GRPC_ERROR_EVENT, message)
+        render_after = _frame(after, logger)
+    elif app == "recommendation":
+        after = recommendation_traceback(kind, get_product=True)
+        render_after = _traceback_renderer(after, logger)
+    if render_after is None:
+        return said
+    first, then = said[1], render_after
+
+    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        first(ts, r, out)
+        then(ts + STEP_S, r, out)
+
+    return said[0] + len(after), render
 
 
 GRPCIO = "/venv/lib/python3.12/site-packages/grpc/"
@@ -167,14 +212,18 @@ GRPCIO_LOG_CALL = ("_server.py", 697)
 """Where grpcio's ``_LOGGER.exception`` is, as the root format prints it."""
 
 
-def recommendation_traceback(kind: str) -> list[str]:
+def recommendation_traceback(kind: str, *, get_product: bool = False) -> list[str]:
     """What grpcio's server logs (``grpc._server``, through the root handler) when
     ``ListRecommendations`` raises because its catalog call failed: the handler catches
-    nothing (``recommendation_server.py`` L43-L56, L93-L96). An assumption in part: grpcio
-    is not in the reference, so its frames' line numbers are those of its 1.7x sources,
-    and the OpenTelemetry interceptors' own frames are left out."""
+    nothing (``recommendation_server.py`` L43-L56, L93-L96; with ``get_product``, the
+    cache-miss branch's ``GetProduct`` call, L84). An assumption in part: grpcio is not in
+    the reference, so its frames' line numbers are those of its 1.7x sources, and the
+    OpenTelemetry interceptors' own frames are left out."""
     error = python_inactive(kind, "product-catalog")
     frame = T("as.py.frame")
+    call = (84, T("as.re.frame_get_product")())
+    if not get_product:
+        call = (95, T("as.re.frame_products")())
     return "\n".join(
         (
             T("as.grpcio.exception")(error),
@@ -183,8 +232,8 @@ def recommendation_traceback(kind: str) -> list[str]:
             T("as.grpcio.frame_behavior")(),
             frame("/app/recommendation_server.py", 44, "ListRecommendations"),
             T("as.re.frame_list")(),
-            frame("/app/recommendation_server.py", 95, "get_product_list"),
-            T("as.re.frame_products")(),
+            frame("/app/recommendation_server.py", call[0], "get_product_list"),
+            call[1],
             frame(GRPCIO + "_interceptor.py", 277, "__call__"),
             T("as.grpcio.frame_interceptor")(),
             frame(GRPCIO + "_channel.py", 1181, "__call__"),

@@ -8,8 +8,9 @@ per-request line, so ``RENDERERS.request`` is None and the record is rendered by
 ``proxy_request`` for the collector pod.
 
 What a request shows: 200 from the frontend (``via_upstream``); 500 when the frontend's
-handler failed (an API handler's thrown gRPC error: Next.js answers 500); 503 ``UF`` with
-Envoy's connection-failure details when the frontend itself refused the connection. The
+handler failed (an API handler's thrown gRPC error: Next.js answers 500; the engine's kind
+is then ``upstream|...``, the frontend answered); 503 ``UF`` with Envoy's
+connection-failure details only when the frontend itself could not be reached. The
 load generator's requests carry no ``X-Forwarded-For``; its user agent is a named
 parameter (``USER_AGENT``). ``url.path`` is ``%REQ(:PATH)%``, query included;
 ``url.query`` (no ``:QUERY`` pseudo-header exists) and ``url.template`` (no route has a
@@ -46,6 +47,12 @@ SCOPE = ("", "")
 """Envoy's OpenTelemetry access logger sets no InstrumentationScope."""
 
 
+def answered(kind: str) -> bool:
+    """The frontend answered the request (with an error): its failure is its handler's
+    call's (``upstream|<kind>|<service>``), not a connection Envoy could not open."""
+    return kind.startswith("upstream")
+
+
 def _path(route_path: str, r: random.Random) -> str:
     """The path the load generator requests for a route (``locustfile.py`` L120-L225)."""
     if route_path.endswith("*"):
@@ -69,7 +76,7 @@ def proxy_request(  # noqa: PLR0917 - the request hook's arguments, after the co
     """(lines, renderer) of one request's access record on the collector pod."""
     scope = f"{method} {route_path}"
     mean = logger.route_ms.get(scope, 20.0) + extra_ms
-    refused = error is not None and error[1] == "frontend"
+    refused = error is not None and error[1] == "frontend" and not answered(error[0])
     status = 503 if refused else (500 if error is not None else 200)
     flags = REFUSED if refused else ("-", "via_upstream", "-")
     local = f"{pod_ip(logger.pod)}:8080"

@@ -16,7 +16,13 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from r2act.systems.astronomyshop.errors import go_http_error
+from r2act.systems.astronomyshop.errors import (
+    GRPC_CODES,
+    caught_flag,
+    flag_of,
+    go_http_error,
+    openai_status_error,
+)
 from r2act.systems.astronomyshop.logsinks import COLLECTOR, STDOUT
 from r2act.systems.astronomyshop.render_collector import d, i, s
 from r2act.systems.astronomyshop.render_data import (
@@ -326,9 +332,46 @@ def served_speech(app: str, op: str, sessions: Sequence[str] = ()) -> Speech | N
     return None
 
 
+def _flag_failed(app: str, kind: str) -> Speech | None:
+    """What ``app``'s handler logs when its own code failed the call with a flag's error
+    (the engine asks with ``callee == app``); None where the code path logs nothing
+    (product-catalog's branch only sets the span's status, ``main.go`` L439-L443)."""
+    flag = flag_of(kind)
+    status = flag.status if flag is not None else None
+    if status is None:
+        return None
+    if app == "ad":  # AdService.java L177/L185 before the throw, L222 in the catch
+        name = GRPC_CODES[status.code][1]
+        described = status.message or "null"
+        warn = Said("WARN", T("as.ad.e.failed")(T("as.grpcjava.status")(name, described, "null")))
+        return lambda r: [*_ads(r), warn]
+    if app == "cart":  # CartService.cs L85 -> ValkeyCartStore.cs L190, L98
+        empty = _cart("EmptyCart", ())
+        failed = Said("ERROR", T("as.ca.e.not_connected")())
+        return lambda r: [*empty(r), failed]
+    if app == "recommendation":  # recommendation_server.py L83, before the failing L84
+        said = [Said("INFO", T("as.re.cache_miss")(), where=("recommendation_server.py", 83))]
+        return lambda r: said
+    return None
+
+
 def failed_speech(app: str, callee: str, kind: str) -> Speech | None:
     """What ``app`` logs itself when its call to ``callee`` failed with ``kind`` (the calls a
-    handler tolerates or a server library reports); None when it logs nothing."""
+    handler tolerates or a server library reports); None when it logs nothing. A call its
+    own code failed with a flag's error comes with ``callee == app``."""
+    if callee == app:
+        return _flag_failed(app, kind)
+    if kind == "flag_caught":
+        flag = caught_flag(app, callee)
+        if flag is None or flag.status is None or app != "product-reviews":
+            return None
+        # product_reviews_server.py L194-L195: the OpenAI client's error, caught and logged.
+        caught = Said(
+            "ERROR",
+            T("as.pr.e.caught")(openai_status_error(flag.status)),
+            where=(_PR, 195),
+        )
+        return lambda r: [caught]
     if app == "checkout" and callee == "email":
         cause = T("as.co.e.post_email")(go_http_error(kind, callee))
 

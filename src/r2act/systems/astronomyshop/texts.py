@@ -83,6 +83,7 @@ TEXTS: tuple[Text, ...] = (
     _t("as.pc.found", "Product Found", _PC, 462),
     _t("as.pc.e.load", "failed to load products: {err}", _PC, 423),
     _t("as.pc.e.not_found", "Product Not Found: {}", _PC, 448),
+    _t("as.pc.e.flag", "Error: Product Catalog Fail Feature Flag Enabled", _PC, 440),
     # --- cart (.NET ILogger: console and OTLP; grpc-dotnet) ---------------------------
     _t("as.ca.redis_ok", "Successfully connected to Redis", _CART, 104),
     _t(
@@ -102,6 +103,12 @@ TEXTS: tuple[Text, ...] = (
     _t("as.ca.empty_format", "EmptyCartAsync called with userId={userId}", _CART, 190),
     _t("as.ca.get_format", "GetCartAsync called with userId={userId}", _CART, 213),
     _t("as.ca.storage", "Can't access cart storage. {err}", _CART, 235),
+    _t("as.ca.e.not_connected", "Wasn't able to connect to redis", _CART, 98),
+    _t(
+        "as.dotnet.app_exception",
+        "System.ApplicationException: {}",
+        EXT + "dotnet/runtime:src/libraries/System.Private.CoreLib/src/System/Exception.cs",
+    ),
     _t(
         "as.dotnet.rpc_error",
         "Error status code '{}' with detail '{err}' raised.",
@@ -139,6 +146,12 @@ TEXTS: tuple[Text, ...] = (
     _t("as.pa.received", "Charge request received.", D + "payment/index.js", 19),
     _t("as.pa.complete", "Transaction complete.", D + "payment/charge.js", 83),
     _t("as.pa.started", "payment gRPC server started on {}", D + "payment/index.js", 64),
+    _t(
+        "as.pa.e.invalid_token",
+        "Payment request failed. Invalid token. app.loyalty.level=gold",
+        D + "payment/charge.js",
+        37,
+    ),
     # --- email (Ruby: an OTLP record and a puts) ---------------------------------------
     _t("as.em.sent", "Order confirmation email sent", D + "email/email_server.rb", 91),
     _t("as.em.sent_to", "Order confirmation email sent to: {}", D + "email/email_server.rb", 95),
@@ -182,6 +195,13 @@ TEXTS: tuple[Text, ...] = (
         _REC,
         95,
     ),
+    _t("as.re.cache_miss", "get_product_list: cache miss", _REC, 83),
+    _t(
+        "as.re.frame_get_product",
+        "    cat_response = product_catalog_stub.GetProduct(demo_pb2.Empty())",
+        _REC,
+        84,
+    ),
     # --- product-reviews (Python logging: the same two handlers as recommendation) -----
     _t(
         "as.pr.reviews",
@@ -195,6 +215,19 @@ TEXTS: tuple[Text, ...] = (
         D + "product-reviews/product_reviews_server.py",
         104,
     ),
+    _t(
+        "as.pr.e.caught",
+        "Caught Exception: {err}",
+        D + "product-reviews/product_reviews_server.py",
+        195,
+    ),
+    _t(
+        "as.openai.status_error",
+        "Error code: {} - {}",
+        EXT + "openai/openai-python:src/openai/_client.py",
+    ),
+    _t("as.llm.rate_limit", "Rate limit reached. Please try again later.", D + "llm/app.py", 124),
+    _t("as.llm.rate_limit_type", "rate_limit_exceeded", D + "llm/app.py", 125),
     # grpcio's server: a handler's exception, logged on grpc._server (the root handler)
     _t("as.grpcio.exception", "Exception calling application: {err}", _GRPCIO + "_server.py"),
     _t("as.py.traceback", "Traceback (most recent call last):", _CPYTHON),
@@ -244,10 +277,21 @@ TEXTS: tuple[Text, ...] = (
         "is_balancer=0: Domain name not found",
         EXT + "grpc/grpc:src/core/resolver/dns/c_ares/grpc_ares_wrapper.cc",
     ),
+    _t(
+        "as.grpcio.peer",
+        "Error received from peer ipv4:{}",
+        EXT + "grpc/grpc:src/core/lib/surface/call.cc",
+    ),
     # --- ad (Java, log4j2 PatternLayout on stdout; the Java agent's OTLP copy) --------
     _t("as.ad.started", "Ad service started, listening on {}", _AD, 102),
     _t("as.ad.targeted", "Targeted ad request received for {}", _AD, 177),
     _t("as.ad.random", "Non-targeted ad request received, preparing random response.", _AD, 185),
+    _t("as.ad.e.failed", "GetAds Failed with status {}", _AD, 222),
+    _t(
+        "as.grpcjava.status",
+        "Status{code={}, description={}, cause={}}",
+        EXT + "grpc/grpc-java:api/src/main/java/io/grpc/Status.java",
+    ),
     _t("as.ad.starting", "Ad service starting.", _AD, 323),
     _t(
         "as.log4j.pattern",

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from r2act.schema import memory_bytes
 from r2act.schema.topology import ContainerSpec, DeploymentSpec, HttpRoute, Topology
 from r2act.systems.astronomyshop.traffic import ROUTE_CALLS, reached, route_weights
 
@@ -56,6 +57,19 @@ CHART_VERSION = "0.40.10"
 IMAGE_REPOSITORY = "ghcr.io/open-telemetry/demo"
 UNSET = "0"
 """What a resource field holds when the chart sets none (see the module docstring)."""
+WORKING_SET_SHARE = 0.9
+"""Peak working set of each container under the shipped load, as a share of its memory
+limit. No upstream source publishes the demo's working sets; the chart sizes each limit
+near the container's usage, so this is a named simulation parameter, Online Boutique's
+assumption (``docs/simulator.md``, "Memory"), not a measurement. Without it a container's
+working set would sit at its limit, leaving a memory-leak flag no room to grow in."""
+
+
+def working_set(limit: str) -> str | None:
+    """The assumed peak working set for a memory limit, in whole Mi (None: no limit)."""
+    if limit == UNSET:
+        return None
+    return f"{int(memory_bytes(limit) * WORKING_SET_SHARE) // 2**20}Mi"
 
 
 @dataclass(frozen=True)
@@ -229,6 +243,7 @@ def _deployment(name: str, service: _Service) -> DeploymentSpec:
         memory_request=service.memory_limit,
         memory_limit=service.memory_limit,
         probe=None,
+        working_set=working_set(service.memory_limit),
     )
     return DeploymentSpec(
         name=name,
