@@ -223,7 +223,12 @@ class UserRoute:
 def user_routes(logs: pd.DataFrame, phase: str, topology: Topology) -> dict[str, UserRoute]:
     """Per route scope, the load generator's current req/s and failures/s (Locust's stats
     rows, ``systems.locust``), summed over a print's rows of the route (one per product
-    page) and averaged over the phase's prints. Empty when no load generator logged."""
+    page) and averaged over the phase's prints. Empty when no load generator logged, and
+    when the system's load generator prints no stats table (``System.load_stats`` None:
+    the Astronomy Shop's Locust runs its web UI): users' rates are then not read from the
+    logs at all, rather than from lines that are not a table."""
+    if system_of(topology).load_stats is None:
+        return {}
     generator = topology.load_generator
     rows = logs[(logs["phase"] == phase) & (logs["service"] == generator)]
     if rows.empty:

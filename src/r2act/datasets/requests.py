@@ -16,7 +16,12 @@ table at the metric step (one row per step, phase and series), with plain ``serv
 - ``locust-stats``: the load generator prints a stats table every few seconds (per name:
   cumulative counts, current req/s and failures/s, cumulative median) -> per route the
   mean req/s and failures/s over the prints in the step; the ``Aggregated`` row is route
-  ``*`` and also gives its cumulative median as p50.
+  ``*`` and also gives its cumulative median as p50. A system whose load generator prints
+  no table (``System.load_stats`` None: the Astronomy Shop's chart runs Locust with its web
+  UI, whose stats no log holds) gets no ``locust-stats`` rows at all: its series are the
+  entry point's only, and none where the entry point's requests are not in a pod log
+  either (the Astronomy Shop's Envoy sends its access log to the collector), rather than
+  numbers no recorded line carries.
 
 Routes are ``METHOD /path`` with product ids replaced by ``*`` (``GET /product/*``).
 Steps end at the metric samples' timestamps of the phase (the campaign's metric step),
@@ -415,7 +420,9 @@ def derive(
     lines = logs.select(["ts", "phase", "line"])  # filtering the other columns costs time
     front = lines.filter(pc.equal(logs.column("service"), entrypoint))
     front = front.filter(pc.match_substring_regex(front.column("line"), _REQUEST_LINES))
-    load = lines.filter(pc.equal(logs.column("service"), loadgen or ""))
+    # No stats table printed (``System.load_stats`` None): nothing to read from its lines.
+    printed = loadgen if system.load_stats is not None else None
+    load = lines.filter(pc.equal(logs.column("service"), printed or ""))
     edges: dict[str, Floats] = {}
     for phase in phases:
         events = np.concatenate([_times(front, phase), _times(load, phase)])

@@ -111,6 +111,12 @@ class System:
     """The deployment whose pod prints lines its services send it (a node's log collector)
     and the renderers of those lines (``systems.render.LogRelay``); ``None``: every line
     is on its own pod's log."""
+    load_stats: str | None = "stdout"
+    """Where its load generator's console appears: ``"stdout"``, its own pod log (a
+    headless Locust: its log lines and the stats table its stats printer writes every 2 s,
+    ``cluster/sim/loadgen``), or ``None``: no log holds them (Locust with its web UI and
+    without ``--print-stats`` starts no stats printer, main.py L516-L519, and serves its
+    stats over HTTP only; what it logs goes wherever the system's ``log_relay`` says)."""
     images: Mapping[str, str] = field(default_factory=dict)
     """Per deployment, the image the kubelet's events and cAdvisor's series name, where it
     is not the topology's template image."""

@@ -73,6 +73,10 @@ def _no_periodic(logger: PodIdentity) -> tuple[Kind, ...]:
     return ()
 
 
+def _no_relay_periodic(source: PodIdentity, relay: RelayIdentity) -> tuple[Kind, ...]:
+    return ()
+
+
 @dataclass(frozen=True)
 class Renderers:
     """A system's line renderers; every default prints nothing."""
@@ -116,6 +120,10 @@ class RelayRenderers:
     """(entry-point pod, relay pod, method, route path, extra ms, error)."""
     startup: Callable[[PodIdentity, RelayIdentity, float, list[LogLine]], None]
     """(source pod, relay pod, ts, out)."""
+    periodic: Callable[[PodIdentity, RelayIdentity], tuple[Kind, ...]] = _no_relay_periodic
+    """(source pod, relay pod): lines at a fixed rate whatever the load, per serving source
+    pod (a load generator's per-task records: its users run their tasks whatever the
+    system answers)."""
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,15 @@ Locust's periodic stats table (``locust/stats.py``, ``print_stats``).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pyarrow as pa
 import pytest
 
+from r2act.baselines.logparse import user_routes
 from r2act.datasets import layout
 from r2act.datasets.requests import derive, route
+from r2act.systems import get_system
 
 CASE = "case-0123456789ab"
 
@@ -165,3 +168,19 @@ def test_every_wrap_the_simulator_renders_maps_back_to_the_backend_that_failed()
     for scope, backend in pairs:
         text = frontend_error(scope, backend, "unavailable")
         assert frontend_error_backend(text) == backend, (scope, backend, text)
+
+
+def test_a_system_whose_load_generator_prints_no_table_gets_no_locust_series() -> None:
+    """The Astronomy Shop's Locust runs its web UI (``System.load_stats`` None): lines
+    under its name are not a table, so no ``locust-stats`` numbers are made from them."""
+    shop = get_system("astronomyshop")
+    loadgen = shop.topology.load_generator
+    rows = [r | {"service": loadgen} for r in _locust(102.0, 4.0, 1.0, 26)]
+    metrics = _metrics([100.0, 115.0])
+    frame = derive(CASE, _logs(rows), metrics, ["during"], system=shop).to_pandas()
+    assert "locust-stats" not in set(frame.source)
+    assert user_routes(_logs(rows).to_pandas(), "during", shop.topology) == {}
+    # The same lines from a load generator that prints its table are read.
+    printing = replace(shop, load_stats="stdout")
+    frame = derive(CASE, _logs(rows), metrics, ["during"], system=printing).to_pandas()
+    assert "locust-stats" in set(frame.source)

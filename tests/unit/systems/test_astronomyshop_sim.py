@@ -27,6 +27,7 @@ from r2act.schema import memory_bytes
 from r2act.schema.topology import split_address
 from r2act.systems import INSTALLED, get_system, system_of
 from r2act.systems.astronomyshop import ASTRONOMY_SHOP, SYSTEM
+from r2act.systems.astronomyshop.topology import COLLECTOR
 from r2act.systems.astronomyshop.traffic import REQUESTS_PER_TASK, ROUTE_CALLS, USERS
 
 REPO = Path(__file__).resolve().parents[3]
@@ -34,7 +35,8 @@ SMOKE = REPO / "campaigns" / "astronomy-smoke.yaml"
 POLICY = "paper-table-ii/1"
 """The audit's policy: the Astronomy Shop has no recovery rules of its own yet, so only a
 policy that carries its own rules can label its incidents."""
-_ROW = re.compile(r"^(GET|POST)\s+(\S+)\s+(\d+)\s+(\d+)\(")
+_ACCESS = re.compile(r'"(GET|POST) (\S+) HTTP/1\.1" (\d{3}) ')
+"""Envoy's access-log body (``render_formats.envoy_access_body``): method, path, status."""
 
 
 @pytest.fixture(scope="module")
@@ -49,19 +51,31 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run
 
 
-def _locust_rows(run: Path, incident: str, phase: str) -> dict[str, tuple[int, int]]:
-    """Route path -> (requests, failures) of the last stats table Locust printed in a phase."""
+def _requests(run: Path, incident: str, phase: str) -> dict[str, tuple[int, int]]:
+    """Route path -> (requests, failures) of the users' requests Envoy logged in a phase:
+    its access records on the collector (the shop's Locust prints no stats table,
+    ``System.load_stats``); a failure is a 5xx answer."""
     raw = run / "raw" / incident / phase / "logs.jsonl.zst"
     reader = zstandard.ZstdDecompressor().stream_reader(raw.open("rb"))
     rows: dict[str, tuple[int, int]] = {}
     for text in io.TextIOWrapper(reader, encoding="utf-8"):
         record = json.loads(text)
-        if record["service"] != ASTRONOMY_SHOP.load_generator:
+        if record["service"] != COLLECTOR:
             continue
-        match = _ROW.match(record["line"])
+        match = _ACCESS.search(record["line"])
         if match:
-            rows[f"{match[1]} {match[2]}"] = (int(match[3]), int(match[4]))
+            row = f"{match[1]} {match[2].split('?')[0]}"
+            reqs, fails = rows.get(row, (0, 0))
+            rows[row] = (reqs + 1, fails + (int(match[3]) >= 500))
     return rows
+
+
+def _loadgen_lines(run: Path, incident: str, phase: str) -> list[str]:
+    """What the load generator's own pod log holds in a phase."""
+    raw = run / "raw" / incident / phase / "logs.jsonl.zst"
+    reader = zstandard.ZstdDecompressor().stream_reader(raw.open("rb"))
+    records = (json.loads(text) for text in io.TextIOWrapper(reader, encoding="utf-8"))
+    return [r["line"] for r in records if r["service"] == ASTRONOMY_SHOP.load_generator]
 
 
 def _scope(row: str) -> str:
@@ -73,10 +87,10 @@ def _scope(row: str) -> str:
     raise AssertionError(f"Locust row {row!r} matches no route")
 
 
-def _failed(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> Iterator[str]:
-    """The rows whose failure count grew between two tables."""
-    for row, (_, fails) in after.items():
-        if fails > before.get(row, (0, 0))[1]:
+def _failed(phase: dict[str, tuple[int, int]]) -> Iterator[str]:
+    """The rows with failed requests in a phase."""
+    for row, (_, fails) in phase.items():
+        if fails > 0:
             yield row
 
 
@@ -112,14 +126,15 @@ def test_the_smoke_campaign_is_admitted_with_its_planned_labels(smoke_run: Path)
     assert len(faults) == len(planned) == 7
 
 
-def test_a_catalogue_pod_failure_fails_the_product_routes_in_locusts_stats(
+def test_a_catalogue_pod_failure_fails_the_product_routes_at_the_entry_point(
     smoke_run: Path,
 ) -> None:
     incident = "astronomyshop_product-catalog_pod_failure_severe_r01"
-    pre = _locust_rows(smoke_run, incident, "pre")
-    during = _locust_rows(smoke_run, incident, "during")
-    assert not list(_failed({}, pre)), "the baseline before the fault has failures"
-    failed = {_scope(row) for row in _failed(pre, during)}
+    pre = _requests(smoke_run, incident, "pre")
+    during = _requests(smoke_run, incident, "during")
+    assert pre, "Envoy logs the users' requests"
+    assert not list(_failed(pre)), "the baseline before the fault has failures"
+    failed = {_scope(row) for row in _failed(during)}
     # Exactly the routes whose handler looks a product up (Locust sends few orders, so the
     # checkout may or may not have met the outage): ads, reviews and the cart do not fail.
     assert {"GET /api/products/*", "GET /api/recommendations"} <= failed
@@ -128,8 +143,18 @@ def test_a_catalogue_pod_failure_fails_the_product_routes_in_locusts_stats(
 
 def test_a_wrong_payment_address_fails_only_the_checkout(smoke_run: Path) -> None:
     incident = "astronomyshop_payment_dns_random_moderate_r01"
-    pre, during = (_locust_rows(smoke_run, incident, phase) for phase in ("pre", "during"))
-    assert {_scope(row) for row in _failed(pre, during)} == {"POST /api/checkout"}
+    pre, during = (_requests(smoke_run, incident, phase) for phase in ("pre", "during"))
+    assert not list(_failed(pre))
+    assert {_scope(row) for row in _failed(during)} == {"POST /api/checkout"}
+
+
+def test_the_load_generators_pod_log_holds_no_console(smoke_run: Path) -> None:
+    """The chart's Locust runs its web UI with ``--skip-log-setup`` (``System.load_stats``
+    None): no stats table and no console line on its pod, in any phase."""
+    assert SYSTEM.load_stats is None
+    for incident in ("astronomyshop_payment_dns_random_moderate_r01",):
+        for phase in ("pre", "during", "post"):
+            assert _loadgen_lines(smoke_run, incident, phase) == []
 
 
 def _scene_without(*down: str, env: dict[str, dict[str, str]] | None = None) -> dict[str, float]:
@@ -246,3 +271,60 @@ def test_replay_of_the_flag_incident_gold_recovers_and_a_restart_does_not(
     assert outcomes["gold"]["status"] == outcomes["restart"]["status"] == "executed"
     assert outcomes["gold"]["effect_confirmed"] and outcomes["gold"]["recovered"]
     assert not outcomes["restart"]["recovered"]
+
+
+def _collector_bodies(run: Path, incident: str, phase: str) -> list[tuple[str, str, str]]:
+    """(service.name, scope, body) of every record the collector printed in a phase."""
+    raw = run / "raw" / incident / phase / "logs.jsonl.zst"
+    reader = zstandard.ZstdDecompressor().stream_reader(raw.open("rb"))
+    found: list[tuple[str, str, str]] = []
+    service = scope = ""
+    for text in io.TextIOWrapper(reader, encoding="utf-8"):
+        record = json.loads(text)
+        if record["service"] != COLLECTOR:
+            continue
+        line = record["line"]
+        if line.startswith("     -> service.name: Str("):
+            service = line.removeprefix("     -> service.name: Str(")[:-1]
+        elif line.startswith("InstrumentationScope "):
+            scope = line.split(" ")[1]
+        elif line.startswith("Body: Str("):
+            found.append((service, scope, line.removeprefix("Body: Str(")[:-1]))
+    return found
+
+
+def test_the_load_generators_task_records_reach_the_collector(smoke_run: Path) -> None:
+    """Each task's ``logging.info`` (locustfile.py L120-L216) is an OTLP record on the
+    collector, in the tasks' proportions (browse_product weighs 10, view_cart 3)."""
+    incident = "astronomyshop_payment_dns_random_moderate_r01"
+    bodies = [
+        body
+        for phase in ("pre", "during", "post")
+        for service, scope, body in _collector_bodies(smoke_run, incident, phase)
+        if service == ASTRONOMY_SHOP.load_generator and scope == "root"
+    ]
+    browse = sum(b.startswith("User browsing product: ") for b in bodies)
+    cart = sum(b == "User viewing cart" for b in bodies)
+    assert browse > 2 * cart > 0
+    assert any(b.startswith("Checkout completed for user ") for b in bodies)
+    assert not any(b.startswith("User flooding homepage") for b in bodies)  # its flag is off
+
+
+def test_a_starting_load_generator_exports_locusts_and_each_users_start() -> None:
+    from r2act.cluster.sim.podlogs import PodLogger
+    from r2act.systems.astronomyshop.render_collector import CollectorPod
+    from r2act.systems.astronomyshop.render_loadgen import loadgen_startup
+
+    app = ASTRONOMY_SHOP.load_generator or ""
+    logger = PodLogger(ASTRONOMY_SHOP, f"{app}-abc-def", app, app, seed=1, users=USERS)
+    out: list = []
+    loadgen_startup(logger, CollectorPod("otel-collector-agent-x"), 100.0, out)
+    bodies = [x.line.removeprefix("Body: Str(")[:-1] for x in out if x.line.startswith("Body:")]
+    assert bodies[:4] == [
+        "Instrumentation complete - logs will now include trace context",
+        "Starting Locust 2.43.0",
+        "Starting web interface at http://0.0.0.0:8089, press enter to open your default browser.",
+        "No run time limit set, use CTRL+C to interrupt",
+    ]
+    sessions = [b for b in bodies if b.startswith("Starting user session: ")]
+    assert len(sessions) == USERS == bodies.count("User accessing index page")

@@ -35,8 +35,20 @@ VERSION = "2.43.0"
 """The Locust release the load generator runs (its ``Starting Locust`` line)."""
 
 
+CONSOLE = "stdout"
+"""``System.load_stats`` of a load generator whose console is its pod log (headless)."""
+
+
+def on_console(logger: PodIdentity) -> bool:
+    """The load generator's console (log lines, stats table) is its own pod log."""
+    return system_of(logger.topology).load_stats == CONSOLE
+
+
 def startup_lines(logger: PodIdentity, ts: float, out: list[LogLine]) -> None:
-    """Locust's first lines: its version, then that no run time limit is set."""
+    """Locust's first lines: its version, then that no run time limit is set (none where
+    the system's load generator has no console on its pod, ``System.load_stats``)."""
+    if not on_console(logger):
+        return
     pod = logger.pod
     for i, text in enumerate((T("lo.starting")(VERSION), T("lo.no_limit")())):
         t = ts + 0.01 * i
@@ -139,13 +151,16 @@ def locust_table(
     failed: Callable[[float, float], Mapping[str, float]],
 ) -> None:
     """Locust's periodic console stats table at ``ticks`` (``stats_printer``: every 2 s in
-    headless mode, stats.py L893-901). The error report is printed only at shutdown
+    headless mode, stats.py L893-901; none where the system's load generator has no
+    console on its pod, ``System.load_stats``). The error report is printed only at shutdown
     (main.py L646-648), so it never appears here.
 
     Counters are cumulative since the load generator started at ``started``: requests at
     the routes' rates, failures as ``failed`` (a ``FailedSince``: the users' failed
     requests per route since a start) says, plus the background's connection resets.
     ``ticks`` lie in one stretch of the history, whose scene is ``scene``."""
+    if not on_console(logger):
+        return
     rows: list[tuple[str, str, float, float, float, str, int]] = []
     ids = system_of(logger.topology).path_ids
     for route in logger.topology.routes:

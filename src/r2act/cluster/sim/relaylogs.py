@@ -39,9 +39,10 @@ class RelayedLogger(PodLogger):
     """A source pod's logger whose hooks are the relay's, bound to the relay pod: the
     lines name the source (its identity is the source pod's) and land on the relay pod.
 
-    Only the kinds whose rates follow the pod's traffic and its start-ups are relayed;
-    what the engine renders for off-the-shelf software itself (Redis' saves, Locust's
-    console) and tolerated-call warnings are not."""
+    Relayed: the kinds whose rates follow the pod's traffic, its start-ups and the relay's
+    own fixed-rate kinds (``RelayRenderers.periodic``: a load generator's per-task
+    records); not what the engine renders for off-the-shelf software itself (Redis' saves,
+    Locust's console), the system's stdout periodic lines, nor tolerated-call warnings."""
 
     def __init__(
         self,
@@ -73,7 +74,7 @@ class RelayedLogger(PodLogger):
         self._served, self._failed_call, self._request = served, failed, request
         self._tolerated = _no_warning
         self._startup = startup
-        self._periodic = ()
+        self._periodic = hooks.periodic(self, to)
 
 
 def _no_warning(me: PodIdentity, callee: str, kind: str) -> None:

@@ -34,6 +34,7 @@ from r2act.systems.astronomyshop.steps import ERROR_STEPS
 from r2act.systems.astronomyshop.texts import TEXTS
 from r2act.systems.astronomyshop.topology import ASTRONOMY_SHOP, CHART_VERSION, VERSION
 from r2act.systems.astronomyshop.traffic import (
+    LOAD_STATS,
     REDIRECTS,
     REQUESTS_PER_TASK,
     ROUTE_CALLS,
@@ -64,6 +65,7 @@ SYSTEM = System(
     texts=TEXTS,
     renderers=RENDERERS,
     log_relay=LOG_RELAY,
+    load_stats=LOAD_STATS,
     error_steps=ERROR_STEPS,
     images=IMAGES,
     startup_s=STARTUP_S,

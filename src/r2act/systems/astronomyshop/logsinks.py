@@ -147,7 +147,8 @@ SINKS: dict[str, LogSink] = {
     "load-generator": _row(
         (COLLECTOR,),
         "Locust runs with --skip-log-setup and the locustfile puts an OTLP LoggingHandler "
-        "on the root logger: Locust's own log records go to the collector",
+        "on the root logger: Locust's own log records and the locustfile's go to the "
+        "collector (render_loadgen), and no stats printer runs (traffic.LOAD_STATS)",
         (_D + "load-generator/Dockerfile", 22, "--skip-log-setup"),
         (_D + "load-generator/locustfile.py", 59, "root_logger.addHandler(handler)"),
     ),

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from r2act.systems.astronomyshop.logsinks import SINKS, to_collector, to_stdout
 from r2act.systems.astronomyshop.render_backend import error_renderer, served_renderer
+from r2act.systems.astronomyshop.render_loadgen import loadgen_periodic, loadgen_startup
 from r2act.systems.astronomyshop.render_otlp import collector_failed, collector_served
 from r2act.systems.astronomyshop.render_proxy import proxy_request
-from r2act.systems.astronomyshop.render_startup import collector_startup, startup_lines
+from r2act.systems.astronomyshop.render_startup import startup_lines
 from r2act.systems.astronomyshop.topology import COLLECTOR
 from r2act.systems.render import LogRelay, RelayRenderers, Renderers
 
@@ -35,7 +36,8 @@ COLLECTOR_RENDERERS = RelayRenderers(
     served=collector_served,
     failed_call=collector_failed,
     request=proxy_request,
-    startup=collector_startup,
+    startup=loadgen_startup,
+    periodic=loadgen_periodic,
 )
 """What the collector pod prints for the records the services export, hook by hook."""
 

@@ -28,6 +28,8 @@ _CART = D + "cart/src/cartstore/ValkeyCartStore.cs"
 _CUR = D + "currency/src/server.cpp"
 _SHIP = D + "shipping/src/shipping_service.rs"
 _REC = D + "recommendation/recommendation_server.py"
+_LG = D + "load-generator/locustfile.py"
+_LOCUST = "locust-2.43.0/locust/main.py"
 _AD = D + "ad/src/main/java/oteldemo/AdService.java"
 _DEBUG = EXT + "open-telemetry/opentelemetry-collector:exporter/debugexporter/internal/otlptext/"
 _GRPCIO = EXT + "grpc/grpc:src/python/grpcio/grpc/"
@@ -170,6 +172,32 @@ TEXTS: tuple[Text, ...] = (
     _t("as.sh.running", "Shipping service is running", D + "shipping/src/main.rs", 43),
     # --- quote (PHP, Monolog with the OpenTelemetry handler: OTLP only) ----------------
     _t("as.qu.calculated", "Calculated quote", D + "quote/app/routes.php", 67),
+    # --- load-generator (Locust with the locustfile's root OTLP handler: OTLP only) ----
+    _t(
+        "as.lg.instrumented",
+        "Instrumentation complete - logs will now include trace context",
+        _LG,
+        75,
+    ),
+    _t("as.lg.session", "Starting user session: {}", _LG, 230),
+    _t("as.lg.index", "User accessing index page", _LG, 123),
+    _t("as.lg.browse", "User browsing product: {}", _LG, 130),
+    _t("as.lg.recommendations", "User getting recommendations for product: {}", _LG, 137),
+    _t("as.lg.reviews", "User getting product reviews for product: {}", _LG, 147),
+    _t("as.lg.ask", "Asking the AI Assistant a question for: {} {}", _LG, 155),
+    _t("as.lg.ads", "User getting ads for category: {}", _LG, 165),
+    _t("as.lg.cart", "User viewing cart", _LG, 174),
+    _t("as.lg.add", "User {} adding {} of product {} to cart", _LG, 184),
+    _t("as.lg.checkout", "Checkout completed for user {}", _LG, 203),
+    _t("as.lg.checkout_multi", "Multi-item checkout completed for user {}", _LG, 216),
+    _t("as.lg.starting", "Starting Locust {}", _LOCUST, 180),
+    _t(
+        "as.lg.web",
+        "Starting web interface at {}, press enter to open your default browser.",
+        _LOCUST,
+        455,
+    ),
+    _t("as.lg.no_limit", "No run time limit set, use CTRL+C to interrupt", _LOCUST, 573),
     # --- recommendation (Python logging: OTLP handler, and the root handler) ----------
     _t("as.re.list", "Receive ListRecommendations for product ids:{}", _REC, 47),
     _t("as.re.started", "Recommendation service started, listening on port {}", _REC, 172),

@@ -111,6 +111,16 @@ def route_weights() -> dict[str, float]:
 REQUESTS_PER_TASK = sum(route_weights().values()) / TASK_WEIGHT
 """37 / 32 = 1.16 Locust requests between two waits."""
 
+LOAD_STATS: str | None = None
+"""No log holds a stats table (``System.load_stats``): the chart runs Locust with its web UI
+(``LOCUST_HEADLESS`` ``"false"``, ``LOCUST_AUTOSTART`` ``"true"``, no ``--print-stats``:
+``opentelemetry-demo-chart-0.40.10/examples/default/rendered/component.yaml`` L1682-L1685,
+``load-generator/Dockerfile`` L22), so no stats printer runs (locust-2.43.0
+``locust/main.py`` L516-L519); the table exists only in the web UI on port 8089. With
+``--skip-log-setup`` (Dockerfile L22) Locust installs no console handler, and the root
+logger's only handler is the locustfile's OTLP one (``locustfile.py`` L55-L60): its log
+records reach the collector, not the pod log (``logsinks``)."""
+
 REDIRECTS: dict[str, str] = {}
 """None: every API route answers 200 with a JSON body (``frontend/pages/api/cart.ts`` L31,
 L40, ``checkout.ts`` L35, ``data.ts`` L17), and ``GET /`` renders the page."""
