@@ -14,13 +14,14 @@ What the spans look like:
   checkout, productcatalog, currency, payment, email, recommendation;
   ``shared/facts/astronomy-shop-traces-2026.md`` section 2.3); a call to cart, shipping
   or ad shows only as its caller's client span;
-- one trace per second per phase: a frontend server span for a route of the topology,
+- two traces per second per phase (the first ones visiting every route once): a frontend
+  server span for a route of the topology,
   a gRPC client span per call the route makes on the call graph (``Topology.routes`` and
   ``DeploymentSpec.calls``), and under it the callee's server span when the callee is
   instrumented; gRPC attributes (``rpc.system``, ``rpc.service``, ``rpc.method``,
   ``net.peer.name``) on the client spans, HTTP ones on the frontend's;
-- during the fault window, the root-cause service's work is ten times slower and 30% of
-  its calls fail (status ``error``), which shows on its own server spans or, for an
+- during the fault window, the root-cause service's own work takes 20-40 ms longer and 30%
+  of its calls fail (status ``error``), which shows on its own server spans or, for an
   uninstrumented service, on its callers' client spans; errors and latency propagate to
   the parents as they would.
 
@@ -43,6 +44,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
 import zstandard
 
 from r2act.schema.rawstore import COMPLETE, INCIDENT_JSON, RAW_DIR, TRACES, file_digests
@@ -72,8 +74,12 @@ _GRPC = {
     "emailservice": ("hipstershop.EmailService", "SendOrderConfirmation"),
     "adservice": ("hipstershop.AdService", "GetAds"),
 }
-SLOWDOWN = 10.0
+EXTRA_S = (0.02, 0.04)
+"""Seconds the root-cause service's own work takes longer during the fault (uniform)."""
 ERROR_SHARE = 0.3
+"""Share of the root-cause service's calls that fail during the fault."""
+PER_SECOND = 2
+"""Traces started per second of every phase."""
 
 
 def _r2act(*args: str) -> None:
@@ -109,7 +115,7 @@ class _Tracer:
         own = self.rng.uniform(0.001, 0.003)
         failed = False
         if self.faulty and callee == self.root_cause:
-            own *= SLOWDOWN
+            own += self.rng.uniform(*EXTRA_S)
             failed = self.rng.random() < ERROR_SHARE
         duration = own
         if callee in INSTRUMENTED:
@@ -173,17 +179,22 @@ class _Tracer:
             failed = failed or bad
         return elapsed, failed
 
-    def trace(self, start: float, faulty: bool) -> None:
-        """One request through the entry point, starting at ``start``."""
+    def trace(self, start: float, faulty: bool, number: int) -> None:
+        """The ``number``-th request of a phase through the entry point, at ``start``: the
+        first ones visit every route once (so each window holds every operation, which
+        methods comparing windows need), the rest follow the routes' weights."""
         self.faulty = faulty
-        weights = [r.weight for r in self.topology.routes]
-        route = self.rng.choices(self.topology.routes, weights=weights)[0]
+        routes = self.topology.routes
+        if number < len(routes):
+            route = routes[number]
+        else:
+            route = self.rng.choices(routes, weights=[r.weight for r in routes])[0]
         entry = self.topology.entrypoint
         trace, root = self._id(32), self._id(16)
         own = self.rng.uniform(0.0005, 0.0015)
         failed = False
         if faulty and entry == self.root_cause:
-            own *= SLOWDOWN
+            own += self.rng.uniform(*EXTRA_S)
             failed = self.rng.random() < ERROR_SHARE
         inner, inner_failed = self._children(trace, root, entry, start + own, set(route.services))
         failed = failed or inner_failed
@@ -220,10 +231,10 @@ def write_traces(incident_dir: Path) -> int:
     total = 0
     for phase, (start, end) in incident["windows"].items():
         tracer.spans = []
-        at = float(start) + 0.25
+        at, number = float(start) + 0.25, 0
         while at < float(end):
-            tracer.trace(at, faulty=phase == "during")
-            at += 1.0
+            tracer.trace(at, faulty=phase == "during", number=number)
+            at, number = at + 1.0 / PER_SECOND, number + 1
         text = "".join(_span_line(s) + "\n" for s in tracer.spans)
         data = zstandard.ZstdCompressor(level=1, write_checksum=True).compress(text.encode())
         (incident_dir / phase / TRACES).write_bytes(data)
@@ -247,9 +258,18 @@ def traced_run(root: Path, manifest: Path | None = None) -> Path:
     return run
 
 
-def traced_dataset(root: Path) -> Path:
-    """The dataset of ``traced_run(root)``, built through the command line."""
-    run = traced_run(root)
+def smoke_with_baseline(path: Path, pre_s: int) -> Path:
+    """The smoke campaign with a ``pre_s``-second baseline window, written to ``path``
+    (methods that fit a baseline on several metric steps need more than its 30 s)."""
+    manifest = yaml.safe_load((REPO / "campaigns" / "smoke.yaml").read_text())
+    manifest["phases"]["pre_s"] = pre_s
+    path.write_text(yaml.safe_dump(manifest, sort_keys=False))
+    return path
+
+
+def traced_dataset(root: Path, manifest: Path | None = None) -> Path:
+    """The dataset of ``traced_run(root, manifest)``, built through the command line."""
+    run = traced_run(root, manifest)
     dataset = root / "dataset"
     _r2act("dataset", "build", str(run), "--out", str(dataset), "-q")
     return dataset
