@@ -15,6 +15,7 @@ BASELINE_NAMES: Final[tuple[str, ...]] = (
     "keyword",
     "rule",
     "nb",
+    "tracerank",
     "gold-mapper",
 )
 """``r2act.baselines.BASELINES``, in its order."""
