@@ -14,11 +14,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import zstandard
 
-from r2act.datasets import ids, layout, load, load_records, validate
+from r2act.datasets import build_dataset, ids, layout, load, load_records, validate
 from r2act.datasets.cases import CaseReader
 from r2act.errors import DataError
 from r2act.schema import FaultType
+from r2act.schema.rawstore import TRACES
 from traces_fixture import traced_dataset
 
 
@@ -134,3 +136,17 @@ def test_the_card_croissant_and_schemas_describe_the_traces_table(traced: Path) 
     assert "service.name" in service["description"]
     schema = json.loads((traced / layout.SCHEMA_DIR / "traces_row.schema.json").read_text())
     assert schema["required"] == layout.TRACE_TABLE.names
+
+
+def test_the_build_refuses_spans_that_name_the_incident(traced: Path, tmp_path: Path) -> None:
+    run = Path(shutil.copytree(traced.parent / "run", tmp_path / "run"))
+    incident = sorted(p for p in (run / "raw").iterdir() if p.is_dir())[0]
+    path = incident / "during" / TRACES
+    lines = zstandard.ZstdDecompressor().decompress(path.read_bytes()).decode().splitlines()
+    span = json.loads(lines[0])
+    span["attributes"]["note"] = incident.name.upper()  # found whatever the case
+    lines[0] = json.dumps(span)
+    path.write_bytes(zstandard.ZstdCompressor().compress(("\n".join(lines) + "\n").encode()))
+    with pytest.raises(DataError, match="spans carry the answer"):
+        build_dataset(run, tmp_path / "dataset", workers=1)
+    assert not (tmp_path / "dataset").exists()
