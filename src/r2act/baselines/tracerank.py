@@ -80,13 +80,11 @@ def _own(spans: pd.DataFrame, topology: Topology) -> pd.DataFrame:
     own_s = spans["duration_s"].astype(float).to_numpy() - key.map(children).fillna(0).to_numpy()
     child_error = key.map(failing).fillna(False).to_numpy(dtype=bool)
     service = spans["service"].astype(str).to_numpy()
-    charged = service.copy()
     client = (spans["kind"].astype(str) == "client").to_numpy()
-    peers = {a: callee(a, topology) for a in set(spans["attributes"].astype(str)[client])}
-    for i in np.flatnonzero(client):
-        peer = peers[str(spans["attributes"].iat[int(i)])]
-        if peer is not None:
-            charged[i] = peer
+    attributes = spans["attributes"].astype(str)
+    peers = {a: callee(a, topology) for a in set(attributes[client])}
+    peer = attributes.map(peers).to_numpy(dtype=object)
+    charged = np.where(client & pd.notna(peer), peer, service).astype(str)
     return pd.DataFrame(
         {
             "phase": spans["phase"].astype(str).to_numpy(),
