@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from r2act.agents.cases import CaseInputs
 from r2act.schema import PHASES, Prediction
+from r2act.schema.traces import SPAN_STATUSES
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -274,7 +275,8 @@ class CaseEnvironment:
     def _require(self, what: str, table: object) -> None:
         if table is None or (isinstance(table, dict) and not table):
             raise ToolError(
-                f"{what} are not in view {self.case.view!r} (views: logs, logs+events, full)"
+                f"{what} are not in view {self.case.view!r} "
+                "(views: logs, logs+events, full, full+traces)"
             )
 
     def _service(self, service: str | None) -> str | None:
@@ -524,6 +526,70 @@ class CaseEnvironment:
         how = "narrow with service, route, source or phase"
         return {"series": shown, **_note(len(shown), len(series), how)}
 
+    def traces(  # noqa: PLR0917 - the tool's arguments, in the order agents see them
+        self,
+        trace_id: str | None = None,
+        service: str | None = None,
+        operation: str | None = None,
+        status: str | None = None,
+        phase: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int | None = None,
+    ) -> Answer:
+        """Spans (view 'full+traces' only): one whole trace by ``trace_id``, or a search.
+
+        A search filters spans by service, operation (substring of the span name), status,
+        phase and start time; it returns the matching spans in start order (at most
+        ``limit``) and, over every match, spans, errors and mean/p95 duration per service
+        and operation. A trace comes back whole (up to ``MAX_LIMIT`` spans) with each span's
+        attributes, parents before children as the start times order them.
+        """
+        table = self.case.traces
+        self._require("traces", table)
+        assert table is not None
+        if trace_id is not None:
+            return self._trace(table, trace_id)
+        self._service(service)
+        if status is not None and status not in SPAN_STATUSES:
+            raise ToolError(f"status {status!r}: use one of {', '.join(SPAN_STATUSES)}")
+        n = _limit(limit)
+        stamps = table["start"].to_numpy(dtype=float)
+        mask = _among(table["phase"], _phases(phase))
+        for column, value in (("service", service), ("status", status)):
+            if value is not None:
+                mask &= _equal(table[column], value)
+        if operation:
+            found = pc.match_substring(_text(table["operation"]), operation)
+            mask &= found.to_numpy(zero_copy_only=False)
+        if since is not None:
+            mask &= stamps >= since
+        if until is not None:
+            mask &= stamps <= until
+        picked = np.flatnonzero(mask)
+        picked = picked[np.argsort(stamps[picked], kind="stable")]
+        rows = [_span(table, int(i), attributes=False) for i in picked[:n]]
+        how = "narrow with service, operation, status, phase or since/until, or raise limit"
+        return {
+            "spans": rows,
+            "matched": len(picked),
+            "operations": _operations(table, picked),
+            **_note(len(rows), len(picked), how),
+        }
+
+    def _trace(self, table: pd.DataFrame, trace_id: str) -> Answer:
+        rows = np.flatnonzero(_equal(table["trace_id"], trace_id))
+        if not len(rows):
+            raise ToolError(
+                f"trace {trace_id[:40]!r}: not in this case (search spans without trace_id "
+                "to find trace ids)"
+            )
+        stamps = table["start"].to_numpy(dtype=float)
+        rows = rows[np.argsort(stamps[rows], kind="stable")]
+        spans = [_span(table, int(i), attributes=True) for i in rows[:MAX_LIMIT]]
+        how = "the trace is longer than the tool returns"
+        return {"trace_id": trace_id, "spans": spans, **_note(len(spans), len(rows), how)}
+
     def state(self, kind: str, name: str | None = None, phase: str = "during") -> Answer:
         """Deployments or pods at the end of a phase (view 'full' only)."""
         self._require("cluster states", self.case.states)
@@ -579,6 +645,56 @@ class CaseEnvironment:
             )
         self.submission = prediction
         return {"accepted": True}
+
+
+_SPAN_FIELDS = ("trace_id", "span_id", "parent_id", "service", "operation", "kind", "status")
+
+
+def _span(table: pd.DataFrame, row: int, *, attributes: bool) -> Answer:
+    """One span as an agent sees it: ids, names, phase, start, duration in ms, status."""
+    span: Answer = {name: str(table[name].iat[row]) for name in _SPAN_FIELDS}
+    span["phase"] = str(table["phase"].iat[row])
+    span["start"] = round(float(str(table["start"].iat[row])), 6)
+    span["duration_ms"] = round(float(str(table["duration_s"].iat[row])) * 1000, 3)
+    if attributes:
+        parsed = json.loads(str(table["attributes"].iat[row]))
+        span["attributes"] = {str(k): _cut(str(v)) for k, v in sorted(parsed.items())}
+    return span
+
+
+def _operations(table: pd.DataFrame, rows: npt.NDArray[np.int64]) -> list[Answer]:
+    """Spans, errors and duration (mean, p95, ms) per (service, operation, kind) of ``rows``,
+    the busiest first (at most ``MAX_LIMIT``)."""
+    if not len(rows):
+        return []
+    picked = pd.DataFrame(
+        {
+            "service": table["service"].to_numpy(dtype=object)[rows],
+            "operation": table["operation"].to_numpy(dtype=object)[rows],
+            "kind": table["kind"].to_numpy(dtype=object)[rows],
+            "error": table["status"].to_numpy(dtype=object)[rows] == "error",
+            "ms": table["duration_s"].to_numpy(dtype=float)[rows] * 1000,
+        }
+    )
+    grouped = picked.groupby(["service", "operation", "kind"], sort=True)
+    summary = grouped.agg(
+        spans=("ms", "size"), errors=("error", "sum"), mean_ms=("ms", "mean")
+    ).join(grouped["ms"].quantile(0.95).rename("p95_ms"))
+    summary = summary.reset_index().sort_values(
+        ["spans", "service", "operation"], ascending=[False, True, True], kind="stable"
+    )
+    return [
+        {
+            "service": str(r["service"]),
+            "operation": str(r["operation"]),
+            "kind": str(r["kind"]),
+            "spans": int(r["spans"]),
+            "errors": int(r["errors"]),
+            "mean_ms": _round(float(r["mean_ms"])),
+            "p95_ms": _round(float(r["p95_ms"])),
+        }
+        for r in summary.head(MAX_LIMIT).to_dict("records")
+    ]
 
 
 _REQUEST_COLUMNS = ("requests_per_s", "errors_per_s", "error_ratio", "latency_p95_ms")

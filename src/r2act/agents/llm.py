@@ -514,7 +514,7 @@ class LlmAgent:
         ]
         state.trajectory.add("system", prompt, timestamp=_now())
         state.trajectory.add("user", user, timestamp=_now())
-        tools = openai_tools()
+        tools = openai_tools(case.view)
         for turn in range(self.settings.max_steps + 1):
             forced = turn == self.settings.max_steps
             extra: dict[str, Any] = {"tools": tools}

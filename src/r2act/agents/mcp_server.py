@@ -44,7 +44,7 @@ from r2act import __version__
 from r2act.agents.cases import CaseSource
 from r2act.agents.env import CaseEnvironment
 from r2act.agents.run import finished_ids
-from r2act.agents.tools import TOOLS, Tool, call
+from r2act.agents.tools import Tool, call, tools_for
 
 INSTRUCTIONS = (
     "Benchmark cases of Kubernetes microservice incidents. Call list_cases, then "
@@ -270,8 +270,12 @@ def build_server(
             "auth": AuthSettings(issuer_url=issuer_url, resource_server_url=None),
             "token_verifier": StaticTokenVerifier(token),
         }
+    offered = tools_for(source.view)
+    instructions = INSTRUCTIONS
+    if any(t.name == "traces" for t in offered):
+        instructions += " In this view, traces searches spans and fetches one trace by id."
     server: MCPServer = MCPServer(
-        "r2act", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING", **auth
+        "r2act", instructions=instructions, version=__version__, log_level="WARNING", **auth
     )
 
     def list_cases() -> str:
@@ -295,7 +299,7 @@ def build_server(
         select_case,
         description="Choose the case the other tools answer about; returns a session handle.",
     )
-    for tool in TOOLS:
+    for tool in offered:
         server.add_tool(_case_tool(state, tool, call_timeout_s), name=tool.name,
                         description=tool.description)  # fmt: skip
     return server

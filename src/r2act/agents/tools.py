@@ -94,6 +94,30 @@ class RequestsArgs(_Args):
     points: bool = Field(default=False, description="Add [ts, requests/s, errors/s] per step.")
 
 
+class TracesArgs(_Args):
+    """Arguments of ``traces``."""
+
+    trace_id: str | None = Field(
+        default=None,
+        max_length=64,
+        description="Fetch this whole trace (its spans with attributes); the other "
+        "arguments are then ignored.",
+    )
+    service: str | None = Field(
+        default=None, max_length=253, description="Service that emitted the span (see services)."
+    )
+    operation: str | None = Field(
+        default=None, max_length=200, description="Substring of the span name."
+    )
+    status: Literal["unset", "ok", "error"] | None = Field(
+        default=None, description="Span status code."
+    )
+    phase: PhaseName | None = Field(default=None, description="pre, during or post.")
+    since: float | None = Field(default=None, description="Earliest span start (epoch seconds).")
+    until: float | None = Field(default=None, description="Latest span start (epoch seconds).")
+    limit: int | None = Field(default=None, ge=1, le=MAX_LIMIT, description="Spans to return.")
+
+
 class StateArgs(_Args):
     """Arguments of ``state``."""
 
@@ -125,6 +149,13 @@ class Tool:
     description: str
     args: type[_Args]
     run: Callable[[CaseEnvironment, _Args], Answer]
+    views: tuple[str, ...] = ()
+    """The views it is offered in; every view when empty (a tool of a modality the
+    paper's views do not have is not offered there, so their catalogue is unchanged)."""
+
+    def offered(self, view: str) -> bool:
+        """Whether the tool is in the catalogue of ``view``."""
+        return not self.views or view in self.views
 
     def schema(self) -> dict[str, Any]:
         """The argument JSON Schema (no titles; every property described)."""
@@ -187,6 +218,15 @@ TOOLS: tuple[Tool, ...] = (
         lambda e, a: e.requests(**_a(a)),
     ),
     Tool(
+        "traces",
+        "Spans (view full+traces): search by service, operation, status, phase and start "
+        "time (spans in start order, a row limit, per-operation counts, errors and "
+        "latency), or fetch one whole trace by trace_id.",
+        TracesArgs,
+        lambda e, a: e.traces(**_a(a)),
+        views=("full+traces",),
+    ),
+    Tool(
         "state",
         "Deployments or pods as read at the end of a phase (view full).",
         StateArgs,
@@ -206,6 +246,11 @@ TOOLS: tuple[Tool, ...] = (
     ),
 )
 BY_NAME: dict[str, Tool] = {t.name: t for t in TOOLS}
+
+
+def tools_for(view: str) -> tuple[Tool, ...]:
+    """The catalogue offered in ``view``, in ``TOOLS`` order."""
+    return tuple(t for t in TOOLS if t.offered(view))
 
 
 def render(answer: Answer) -> str:
@@ -237,7 +282,7 @@ def call(
 
 
 @functools.cache
-def _openai_tools() -> str:
+def _openai_tools(view: str) -> str:
     return json.dumps(
         [
             {
@@ -248,12 +293,13 @@ def _openai_tools() -> str:
                     "parameters": t.schema(),
                 },
             }
-            for t in TOOLS
+            for t in tools_for(view)
         ]
     )
 
 
-def openai_tools() -> list[dict[str, Any]]:
-    """The catalogue as OpenAI chat-completions ``tools`` (a fresh copy; built once)."""
-    tools: list[dict[str, Any]] = json.loads(_openai_tools())
+def openai_tools(view: str = "full") -> list[dict[str, Any]]:
+    """The catalogue of ``view`` as OpenAI chat-completions ``tools`` (a fresh copy; built
+    once per view)."""
+    tools: list[dict[str, Any]] = json.loads(_openai_tools(view))
     return tools

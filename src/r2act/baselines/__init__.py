@@ -1,7 +1,8 @@
 """Baseline methods that write predictions files (``r2act baseline NAME``).
 
-Floors (``random``, ``majority``), ``keyword``, ``rule``, naive Bayes (``nb``) and the
-gold-RCA + mapper control (``gold-mapper``). All are RCA-only: their diagnosis goes
+Floors (``random``, ``majority``), ``keyword``, ``rule``, naive Bayes (``nb``), the
+trace ranking ``tracerank`` (view ``full+traces``) and the gold-RCA + mapper control
+(``gold-mapper``). All are RCA-only: their diagnosis goes
 through the paper's fixed mapper (``actions.map_rca``). Observations are read one incident
 at a time (:class:`DatasetReader`), so a paper-scale dataset never sits in memory.
 Start with :func:`run_baseline`; :data:`BASELINES` lists them.

@@ -61,6 +61,13 @@ class Baseline:
     predict: Predictor
     observations: bool = True
     trained: bool = False
+    views: tuple[str, ...] = ()
+    """The views it can run in; every view when empty (a method of a modality the paper's
+    views lack runs only where that modality is)."""
+
+    def runs_in(self, view: str) -> bool:
+        """Whether the baseline can run in ``view``."""
+        return not self.views or view in self.views
 
 
 def mapped(

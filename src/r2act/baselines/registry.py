@@ -8,10 +8,11 @@ from r2act.baselines.gold import GOLD_MAPPER
 from r2act.baselines.keyword import KEYWORD
 from r2act.baselines.nb import NB
 from r2act.baselines.rule import RULE
+from r2act.baselines.tracerank import TRACERANK
 from r2act.errors import DataError
 
 BASELINES: dict[str, Baseline] = {
-    b.name: b for b in (RANDOM, MAJORITY, KEYWORD, RULE, NB, GOLD_MAPPER)
+    b.name: b for b in (RANDOM, MAJORITY, KEYWORD, RULE, NB, TRACERANK, GOLD_MAPPER)
 }
 """Every registered baseline by name."""
 

@@ -15,11 +15,12 @@ BASELINE_NAMES: Final[tuple[str, ...]] = (
     "keyword",
     "rule",
     "nb",
+    "tracerank",
     "gold-mapper",
 )
 """``r2act.baselines.BASELINES``, in its order."""
 
-VIEW_NAMES: Final[tuple[str, ...]] = ("logs", "logs+events", "full")
+VIEW_NAMES: Final[tuple[str, ...]] = ("logs", "logs+events", "full", "full+traces")
 """``r2act.datasets.VIEWS``, in its order."""
 
 DEFAULT_SEED: Final = 0

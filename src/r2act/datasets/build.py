@@ -195,9 +195,23 @@ class _Writers:
     def __init__(self, out: Path) -> None:
         (out / layout.OBSERVATIONS).mkdir()
         (out / layout.PROVENANCE).mkdir(parents=True)
+        self.out = out
         self.tables = {
             path: _writer(out / path, layout.TABLES[path]) for path in (*_STREAMED, *_PROVENANCE)
         }
+
+    def _traces(self, table: pa.Table | None) -> None:
+        """Append an incident's spans; the table is opened by the first incident that has
+        traces, so a dataset without any keeps exactly its old files."""
+        if table is None:
+            return
+        writer = self.tables.get(layout.TRACES)
+        if writer is None:
+            writer = self.tables[layout.TRACES] = _writer(
+                self.out / layout.TRACES, layout.TRACE_TABLE
+            )
+        if table.num_rows:
+            writer.write_table(table.combine_chunks(), row_group_size=table.num_rows)
 
     def add(self, obs: IncidentObservations) -> dict[str, int]:
         counts = {}
@@ -215,6 +229,7 @@ class _Writers:
                 # one chunk per column: the bytes written must not depend on how the rows
                 # were read (staged by the audit, or parsed here when verdicts were reused)
                 self.tables[path].write_table(table.combine_chunks(), row_group_size=table.num_rows)
+        self._traces(obs.traces)
         return counts
 
     def close(self) -> None:
@@ -270,8 +285,9 @@ def _build_info(
         audit_counts={g.value: counts.get(g.value, 0) for g in Group},
         matplotlib=figures.matplotlib_version(),
         empty_tables=tuple(
-            t for t in layout.TABLES if pq.ParquetFile(out / t).metadata.num_rows == 0
+            t for t in layout.present_tables(out) if pq.ParquetFile(out / t).metadata.num_rows == 0
         ),
+        optional_tables=tuple(t for t in layout.OPTIONAL_TABLES if (out / t).is_file()),
     )
 
 
@@ -385,13 +401,13 @@ def _write_all(
     drawn = figures.write_async(composition, out)  # beside the tables, in its own process
     try:
         _write_tables(runs, out, records, salt, folds_seed, workers, progress)
-        write_schemas(out / layout.SCHEMA_DIR, entry)
+        write_schemas(out / layout.SCHEMA_DIR, entry, layout.present_tables(out))
     finally:
         drawn.exception()  # wait: nothing may still write into ``out`` once we return
     drawn.result()
     info = _build_info(runs, records, folds_seed, out)
     (out / layout.README).write_text(render_card(info, composition), encoding="utf-8")
-    sums = {name: sha256_file(out / name) for name in layout.TABLES}
+    sums = {name: sha256_file(out / name) for name in layout.present_tables(out)}
     from r2act.datasets.croissant import render_croissant  # mlcroissant: seconds to import
 
     croissant = render_croissant(

@@ -48,6 +48,10 @@ class BuildInfo:
     """The records' injection mechanisms (``labels.mechanism``), distinct and sorted."""
     fault_types: int = 0
     """How many fault types the records hold."""
+    optional_tables: tuple[str, ...] = ()
+    """Optional method-visible tables the dataset holds (``layout.OPTIONAL_TABLES``: the
+    traces table when its runs collected spans); their rows, configs and views are listed
+    only then, so a card without them reads as it always did."""
     noise_levels: list[str] = field(default_factory=list)
     """The records' noise levels (``metadata.noise``), in order; ``not recorded`` for runs
     collected before the campaign's noise key (a simulator without background)."""
@@ -98,7 +102,19 @@ def _size_category(n: int) -> str:
 def _config_name(path: str) -> str:
     """The Hugging Face config of a table: its stem (``answers/...`` tables: ``answers_`` +)."""
     stem = PurePosixPath(path).stem
-    return stem if path in layout.VISIBLE_TABLES else f"answers_{stem}"
+    return stem if layout.is_visible(path) else f"answers_{stem}"
+
+
+def _tables(info: BuildInfo) -> list[str]:
+    """The dataset's tables in ``layout.SCHEMAS`` order: all of ``TABLES`` and the optional
+    ones it holds."""
+    return [t for t in layout.SCHEMAS if t in layout.TABLES or t in info.optional_tables]
+
+
+def _views(info: BuildInfo) -> dict[str, tuple[str, ...]]:
+    """The views this dataset can serve: those whose tables it holds."""
+    held = set(_tables(info))
+    return {v: f for v, f in layout.VIEWS.items() if set(f) <= held}
 
 
 def front_matter(info: BuildInfo, comp: Composition) -> str:
@@ -108,7 +124,7 @@ def front_matter(info: BuildInfo, comp: Composition) -> str:
     columns); a view is the set of configs it loads. The method-visible ``cases`` table is
     the default; the answers' configs are prefixed ``answers_``.
     """
-    tables = [t for t in layout.TABLES if t not in info.empty_tables]
+    tables = [t for t in _tables(info) if t not in info.empty_tables]
 
     header = {
         "license": LICENSE,
@@ -164,6 +180,11 @@ _VISIBLE_DOCS: Final = {
     f"service, request rate, error rate, latency quantiles (from the {layout.ENTRY}'s "
     "request log and Locust's stats; the raw lines stay in logs)",
     layout.FOLDS: "5 folds of case ids, stratified by service x fault cell",
+}
+_OPTIONAL_DOCS: Final = {
+    layout.TRACES: "spans, one row per span: trace and span ids, parent, service, operation, "
+    "kind, start, duration, status and attributes (JSON), keyed by case_id and phase; only "
+    "the services the system instruments emit spans",
 }
 _ANSWER_DOCS: Final = {
     layout.INCIDENTS: "case_id <-> incident_id, labels, gold plan, P+ and P-, the fault, "
@@ -260,6 +281,7 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
                 [p, "yes", layout.described(d, entry_point(info.systems))]
                 for p, d in _VISIBLE_DOCS.items()
             ]
+            + [[p, "yes", d] for p, d in _OPTIONAL_DOCS.items() if p in info.optional_tables]
             + [[p, "**no**", d] for p, d in _ANSWER_DOCS.items()]
             + [
                 [layout.CROISSANT, "-", "Croissant metadata"],
@@ -271,7 +293,7 @@ def render_card(info: BuildInfo, comp: Composition) -> str:
         "Views (the paper's modality ablation) are subsets of the method-visible tables: "
         + "; ".join(
             f"`{view}` = " + " + ".join(f"`{_config_name(p)}`" for p in files)
-            for view, files in layout.VIEWS.items()
+            for view, files in _views(info).items()
         )
         + " (Hugging Face config names, one per table"
         + (

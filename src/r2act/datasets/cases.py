@@ -49,6 +49,7 @@ OBSERVED: dict[str, list[str]] = {
     layout.METRICS: ["phase", "ts", "query", "labels", "value"],
     layout.STATE: ["phase", "state"],
     layout.REQUESTS: [f.name for f in layout.REQUEST_TABLE if f.name != _KEY],
+    layout.TRACES: [f.name for f in layout.TRACE_TABLE if f.name != _KEY],
 }
 """The columns a case carries of each observation table (in this order)."""
 
@@ -64,7 +65,7 @@ class Case:
     case_id: str
     """The opaque case id a prediction carries."""
     view: str
-    """The view the case was read in: logs, logs+events or full."""
+    """The view the case was read in: logs, logs+events, full or full+traces."""
     topology: Topology
     """The system's deployments, call graph and routes."""
     action_space: ActionSpace
@@ -79,6 +80,9 @@ class Case:
     """Cluster state at the end of each phase (view full)."""
     requests: pd.DataFrame | None = None
     """Request series derived from the entry point's log and Locust's stats (view full)."""
+    traces: pd.DataFrame | None = None
+    """Spans: phase, trace_id, span_id, parent_id, service, operation, kind, start,
+    duration_s, status, attributes (JSON) (view full+traces)."""
 
 
 def _unreadable(path: Path, root: Path, exc: Exception) -> DataError:
@@ -133,6 +137,7 @@ class CaseReader:
             raise DataError(f"view {view!r}: unknown (use one of {', '.join(layout.VIEWS)})")
         self.view = view
         self.files = layout.VIEWS[view]
+        layout.require_view(self.root, view)
         path = self.root / layout.CASES
         try:
             table = pq.read_table(path, columns=[_KEY, "system", "action_space"])
@@ -213,6 +218,7 @@ class CaseReader:
             metrics=self._optional(layout.METRICS, case_id),
             states=states,
             requests=self._optional(layout.REQUESTS, case_id),
+            traces=self._optional(layout.TRACES, case_id),
         )
 
     def cases(self, only: list[str] | None = None) -> Iterator[Case]:

@@ -32,6 +32,8 @@ _DESCRIPTIONS: Final = {
     layout.STATE: "Method-visible: cluster state at the end of each phase.",
     layout.REQUESTS: f"Method-visible: request series derived from the {layout.ENTRY} log "
     "and the load generator's stats.",
+    layout.TRACES: "Method-visible: spans (one row per span: ids, parent, service, "
+    "operation, kind, start, duration, status, attributes), keyed by case_id and phase.",
     layout.INCIDENTS: "Answers (never shown to a method): labels, gold plan, valid and "
     "invalid plans, fault, keyed by case_id and incident_id.",
     layout.AUDIT_TRAIL: "Answers: incidents kept out of the main set, with their reasons.",
@@ -55,7 +57,7 @@ def _type(name: str) -> mlc.DataType:
 def record_set_name(path: str) -> str:
     """The record set of a table: its stem, ``answers_`` + stem under answers/."""
     stem = Path(path).stem
-    return stem if path in layout.VISIBLE_TABLES else f"answers_{stem}"
+    return stem if layout.is_visible(path) else f"answers_{stem}"
 
 
 def _field(
@@ -84,7 +86,7 @@ def _record_set(path: str, schema: pa.Schema, entry: str) -> mlc.RecordSet:
             name,
             f.name,
             _TYPES[str(f.type)],
-            layout.described(layout.FIELD_DOCS[f.name], entry),
+            layout.described(layout.field_doc(path, f.name), entry),
             file_id=path,
             column=f.name,
         )
@@ -114,7 +116,7 @@ def render_croissant(
     ``sha256`` maps each table's relative path to its digest; ``entry`` is the name of the
     systems' entry point (``card.entry_point``). ValueError when mlcroissant
     finds the metadata invalid (a bug in the builder, never the user's data)."""
-    tables = [p for p in layout.TABLES if p in sha256]
+    tables = [p for p in layout.SCHEMAS if p in sha256]
     metadata = mlc.Metadata(
         name=name,
         description=description,
@@ -135,7 +137,7 @@ def render_croissant(
             )
             for p in tables
         ],
-        record_sets=[_record_set(p, layout.TABLES[p], entry) for p in tables],
+        record_sets=[_record_set(p, layout.SCHEMAS[p], entry) for p in tables],
     )
     if metadata.ctx.issues.errors:
         raise ValueError(f"Croissant metadata invalid: {sorted(metadata.ctx.issues.errors)[0]}")

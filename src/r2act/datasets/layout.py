@@ -7,6 +7,8 @@
     observations/{logs,events,metrics,state,requests}.parquet
                                                   method-visible, keyed by case_id + phase
                                                   (requests: derived, see ``requests``)
+    observations/traces.parquet                   method-visible, optional: one row per span,
+                                                  only when the runs collected traces
     answers/incidents.parquet  answers/key.json   the answers: incident id <-> case id, labels,
     answers/audit_trail.parquet                   gold, valid and invalid plans, the fault;
     answers/provenance/{annotations,chaos_objects,chaos_status,chaos_events}.parquet
@@ -20,10 +22,12 @@ knows the column types without opening a file.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Final, Literal
 
 import pyarrow as pa
 
+from r2act.errors import DataError
 from r2act.quality_gate.rawstore import LOG_SCHEMA
 
 README: Final = "README.md"
@@ -39,6 +43,9 @@ EVENTS: Final = "observations/events.parquet"
 METRICS: Final = "observations/metrics.parquet"
 STATE: Final = "observations/state.parquet"
 REQUESTS: Final = "observations/requests.parquet"
+TRACES: Final = "observations/traces.parquet"
+"""Spans (issue 24): written only when a raw incident holds traces, so a dataset of runs
+without traces keeps exactly the files (and bytes) it always had."""
 ANSWERS: Final = "answers"
 INCIDENTS: Final = "answers/incidents.parquet"
 KEY: Final = "answers/key.json"
@@ -49,13 +56,19 @@ CHAOS_OBJECTS: Final = "answers/provenance/chaos_objects.parquet"
 CHAOS_STATUS: Final = "answers/provenance/chaos_status.parquet"
 CHAOS_EVENTS: Final = "answers/provenance/chaos_events.parquet"
 
-View = Literal["logs", "logs+events", "full"]
-VIEWS: Final[dict[str, tuple[str, ...]]] = {
+View = Literal["logs", "logs+events", "full", "full+traces"]
+PAPER_VIEWS: Final[dict[str, tuple[str, ...]]] = {
     "logs": (CASES, LOGS),
     "logs+events": (CASES, LOGS, EVENTS),
     "full": (CASES, LOGS, EVENTS, METRICS, STATE, REQUESTS),
 }
 """The paper's modality ablation: each view is a subset of the method-visible tables."""
+VIEWS: Final[dict[str, tuple[str, ...]]] = {
+    **PAPER_VIEWS,
+    "full+traces": (*PAPER_VIEWS["full"], TRACES),
+}
+"""Every view: the paper's three and ``full+traces`` (``full`` plus the spans), which only
+a dataset holding ``TRACES`` can serve."""
 
 METHOD_VISIBLE: Final = (CASES, LOGS, EVENTS, METRICS, STATE, REQUESTS, FOLDS)
 """Everything a method may read; nothing under ``answers/``."""
@@ -119,6 +132,22 @@ REQUEST_TABLE: Final = pa.schema(
         pa.field("latency_p99_ms", pa.float64()),
     ]
 )
+TRACE_TABLE: Final = pa.schema(
+    [
+        *_KEY,
+        _s("trace_id"),
+        _s("span_id"),
+        _s("parent_id"),
+        _s("service"),
+        _s("operation"),
+        _s("kind"),
+        _f("start"),
+        _f("duration_s"),
+        _s("status"),
+        _s("attributes"),
+    ]
+)
+"""One row per span: the fields of ``schema.traces.Span`` (attributes as JSON text)."""
 INCIDENT_TABLE: Final = pa.schema(
     [
         _s("case_id"),
@@ -162,6 +191,35 @@ ANSWER_TABLES: Final[dict[str, pa.Schema]] = {
 }
 TABLES: Final[dict[str, pa.Schema]] = {**VISIBLE_TABLES, **ANSWER_TABLES}
 """Every table of the dataset, method-visible ones first."""
+OPTIONAL_TABLES: Final[dict[str, pa.Schema]] = {TRACES: TRACE_TABLE}
+"""Method-visible tables a dataset holds only when its runs collected that modality."""
+SCHEMAS: Final[dict[str, pa.Schema]] = {**VISIBLE_TABLES, **OPTIONAL_TABLES, **ANSWER_TABLES}
+"""The schema of every table a dataset may hold."""
+
+
+def present_tables(root: Path) -> dict[str, pa.Schema]:
+    """The tables of the dataset at ``root``: every table of ``TABLES`` and the optional
+    ones it holds, in ``SCHEMAS`` order (method-visible first)."""
+    return {p: s for p, s in SCHEMAS.items() if p in TABLES or (root / p).is_file()}
+
+
+def require_view(root: Path, view: str) -> None:
+    """DataError when the dataset lacks an optional table ``view`` needs (``full+traces``
+    on a dataset built from runs without traces)."""
+    missing = [t for t in VIEWS[view] if t in OPTIONAL_TABLES]
+    missing = [t for t in missing if not (root / t).is_file()]
+    if missing:
+        raise DataError(
+            f"{root}: view {view!r} needs {', '.join(missing)}, which this dataset does not "
+            "hold (its runs collected no traces); use view 'full', or collect with a "
+            "`traces:` section in the manifest"
+        )
+
+
+def is_visible(path: str) -> bool:
+    """Whether a method may read the table at ``path`` (nothing under ``answers/``)."""
+    return path in VISIBLE_TABLES or path in OPTIONAL_TABLES
+
 
 OBSERVATION_TABLES: Final = (LOGS, EVENTS, METRICS)
 """Tables whose per-case row counts the records state (``ObservationRefs``)."""
@@ -172,6 +230,7 @@ CATEGORICAL: Final[dict[str, tuple[str, ...]]] = {
     METRICS: ("case_id", "phase", "query"),
     STATE: ("case_id", "phase"),
     REQUESTS: ("case_id", "phase", "source", "service", "route"),
+    TRACES: ("case_id", "phase", "service", "operation", "kind", "status"),
 }
 """Low-cardinality columns ``load`` reads as pandas categoricals (memory, issue 15 item 6)."""
 
@@ -245,3 +304,24 @@ FIELD_DOCS: Final[dict[str, str]] = {
     "data": "The provenance item as JSON.",
 }
 """One sentence per column, for the schemas and Croissant (through ``described``)."""
+
+TRACE_FIELD_DOCS: Final[dict[str, str]] = {
+    "trace_id": "Trace id: 32 lower-case hex digits, shared by every span of one trace.",
+    "span_id": "Span id: 16 lower-case hex digits.",
+    "parent_id": "The parent span's id; empty for a trace's root span.",
+    "service": "The service.name resource attribute of the process that emitted the span.",
+    "operation": "The span name, as the service's instrumentation sets it.",
+    "kind": "OpenTelemetry span kind, lower case: server, client, internal, producer or consumer.",
+    "start": "Span start, seconds since the epoch (UTC).",
+    "duration_s": "End minus start, seconds.",
+    "status": "OpenTelemetry span status code, lower case: unset, ok or error.",
+    "attributes": "The span's attributes as JSON with sorted keys.",
+}
+"""Columns of the traces table whose meaning differs from (or is absent in) ``FIELD_DOCS``."""
+
+
+def field_doc(table: str, name: str) -> str:
+    """The sentence describing column ``name`` of ``table`` (before ``described``)."""
+    if table == TRACES and name in TRACE_FIELD_DOCS:
+        return TRACE_FIELD_DOCS[name]
+    return FIELD_DOCS[name]

@@ -42,6 +42,8 @@ class Dataset:
     state: pd.DataFrame | None = None
     requests: pd.DataFrame | None = None
     """Derived request series (``full`` view; see ``r2act.datasets.requests``)."""
+    traces: pd.DataFrame | None = None
+    """Spans, one row per span (``full+traces`` view)."""
     folds: list[list[str]] = field(default_factory=list)
 
 
@@ -111,7 +113,8 @@ def _case_ids(root: Path, wanted: list[str]) -> list[str]:
 
 
 def load(root: Path | str, view: str = "full", incidents: list[str] | None = None) -> Dataset:
-    """The method-visible tables of ``view`` ('logs', 'logs+events' or 'full').
+    """The method-visible tables of ``view`` ('logs', 'logs+events', 'full' or
+    'full+traces', the last only on a dataset that holds traces).
 
     Without ``incidents`` every row of the view is read into memory at once (the
     paper-scale ``full`` view takes a few GiB). ``incidents`` restricts every table to those
@@ -131,6 +134,7 @@ def load(root: Path | str, view: str = "full", incidents: list[str] | None = Non
         ) from exc
     cases = None if incidents is None else _case_ids(root, incidents)
     files = layout.VIEWS[view]
+    layout.require_view(root, view)
     try:
         return Dataset(
             root=root,
@@ -143,6 +147,7 @@ def load(root: Path | str, view: str = "full", incidents: list[str] | None = Non
             requests=(
                 read_table(root, layout.REQUESTS, cases) if layout.REQUESTS in files else None
             ),
+            traces=read_table(root, layout.TRACES, cases) if layout.TRACES in files else None,
             folds=folds,
         )
     except (OSError, pa.ArrowException) as exc:

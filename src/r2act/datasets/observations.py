@@ -19,14 +19,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import BaseModel
 
-from r2act.datasets import layout, requests
+from r2act.datasets import layout, requests, traces
 from r2act.datasets.layout import (
     EVENT_TABLE,
     LOG_TABLE,
     METRIC_TABLE,
     PROVENANCE_TABLE,
     STATE_TABLE,
+    TRACE_TABLE,
 )
+from r2act.errors import DataError
 from r2act.quality_gate import rawstore
 from r2act.quality_gate.provenance import is_provenance_event
 from r2act.quality_gate.rawstore import LOG_SCHEMA, RawIncident
@@ -56,6 +58,8 @@ class IncidentObservations:
     metrics: pa.Table
     state: pa.Table
     requests: pa.Table
+    traces: pa.Table | None = None
+    """Spans (``layout.TRACE_TABLE``), or None when no phase holds a traces file."""
     provenance: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """Provenance table name -> (phase, JSON) rows; phase is empty for incident-level items."""
 
@@ -118,6 +122,7 @@ def read_incident(
             )
         ]
     all_logs, all_metrics = pa.concat_tables(logs), pa.concat_tables(metrics)
+    spans = _spans(incident, case_id, ann.chaos_name)
     return IncidentObservations(
         incident_id=incident.id,
         case_id=case_id,
@@ -133,6 +138,7 @@ def read_incident(
             _services(ann.incident.system),
             system=INSTALLED.get(ann.incident.system),
         ),
+        traces=spans,
         provenance={
             layout.ANNOTATIONS: [("", as_json(ann.model_dump(mode="json", exclude={"chaos"})))],
             layout.CHAOS_OBJECTS: [("", as_json(ann.chaos))],
@@ -140,6 +146,24 @@ def read_incident(
             layout.CHAOS_EVENTS: chaos_events,
         },
     )
+
+
+def _spans(incident: RawIncident, case_id: str, chaos_name: str) -> pa.Table | None:
+    """Every phase's spans keyed by case id, or None when the incident has no traces;
+    DataError when a span names the answer (it must never reach a method)."""
+    if not traces.has_traces(incident.root, PHASES):
+        return None
+    table = pa.concat_tables(
+        keyed(traces.read_spans(incident.root / phase), TRACE_TABLE, case_id, phase)
+        for phase in PHASES
+    )
+    leaks = traces.answer_leaks(table, traces.forbidden_words(incident.id, chaos_name))
+    if leaks:
+        raise DataError(
+            f"{incident.root}: spans carry the answer ({', '.join(leaks)}); fix the trace "
+            "collection so no span names the incident, its chaos object or its fault"
+        )
+    return table
 
 
 def _services(system: str) -> list[str] | None:

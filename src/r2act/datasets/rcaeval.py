@@ -9,7 +9,11 @@ epoch seconds); multi-source cases add logs. This export writes::
     OUT/<service>_<fault>/<intensity>-<repetition>/data.csv
                                                   /inject_time.txt
                                                   /logs.csv
-                                 (logs.csv: time, timestamp, container_name, message)
+                                                  /traces.csv   (with traces)
+                                                  /tracets_err.csv
+                                                  /tracets_lat.csv
+                                 (logs.csv: time, timestamp, container_name, message;
+                                  the trace files: ``rcaeval_traces``)
     OUT/cases.csv    folder, case_id, incident_id, service, fault_type, intensity, repetition,
                      step_s
 
@@ -60,6 +64,7 @@ import pandas as pd
 from r2act.datasets import layout
 from r2act.datasets.cases import Case, CaseReader
 from r2act.datasets.load import load_records
+from r2act.datasets.rcaeval_traces import trace_series, traces_csv
 from r2act.errors import DataError
 from r2act.schema import PHASES, BenchmarkRecord, Topology
 
@@ -225,15 +230,26 @@ def _inject_time(record: BenchmarkRecord) -> int:
     return int(datetime.fromisoformat(stamp).timestamp())
 
 
+def _write_traces(spans: pd.DataFrame, data: pd.DataFrame, directory: Path) -> None:
+    """``traces.csv``, ``tracets_err.csv`` and ``tracets_lat.csv`` of one case."""
+    table = traces_csv(spans)
+    table.to_csv(directory / "traces.csv", index=False)
+    errors, latency = trace_series(table, data["time"])
+    errors.to_csv(directory / "tracets_err.csv", index=False)
+    latency.to_csv(directory / "tracets_lat.csv", index=False)
+
+
 def export_rcaeval(dataset: Path, out: Path, *, logs: bool = True) -> ExportSummary:
-    """Write ``dataset`` (every case, view ``full``) in RCAEval's layout under ``out``.
+    """Write ``dataset`` (every case, view ``full``, and its spans when it holds a traces
+    table) in RCAEval's layout under ``out``.
 
     ``logs=False`` leaves ``logs.csv`` out: RCAEval's metric-based methods never read it,
     and at paper scale it is nearly all of the export (12 million lines, about 3 GB)."""
     if out.exists() and any(out.iterdir()):
         raise DataError(f"{out}: exists and is not empty (choose a new --out)")
     records = load_records(dataset)
-    source = CaseReader(dataset, "full")
+    traced = (dataset / layout.TRACES).is_file()
+    source = CaseReader(dataset, "full+traces" if traced else "full")
     known = set(source.ids())
     requests = _request_tables(dataset)
     rows, columns = [], 0
@@ -252,6 +268,8 @@ def export_rcaeval(dataset: Path, out: Path, *, logs: bool = True) -> ExportSumm
         (directory / "inject_time.txt").write_text(f"{_inject_time(record)}\n", "utf-8")
         if logs:
             _write_logs(inputs.logs, directory / "logs.csv")
+        if inputs.traces is not None:
+            _write_traces(inputs.traces, data, directory)
         rows.append(
             [
                 folder(record, by_system),

@@ -34,8 +34,9 @@ def _type(f: pa.Field) -> str | list[str]:
     return [kind, "null"] if f.nullable else kind
 
 
-def table_schema(name: str, schema: pa.Schema, entry: str) -> dict[str, Any]:
-    """A JSON Schema for one row of a table (``entry``: the entry point's name)."""
+def table_schema(name: str, schema: pa.Schema, entry: str, table: str = "") -> dict[str, Any]:
+    """A JSON Schema for one row of a table (``entry``: the entry point's name; ``table``:
+    its path, for the columns a table describes in its own words)."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"{name} row",
@@ -45,24 +46,27 @@ def table_schema(name: str, schema: pa.Schema, entry: str) -> dict[str, Any]:
         "properties": {
             f.name: {
                 "type": _type(f),
-                "description": layout.described(layout.FIELD_DOCS[f.name], entry),
+                "description": layout.described(layout.field_doc(table, f.name), entry),
             }
             for f in schema
         },
     }
 
 
-def write_schemas(directory: Path, entry: str) -> list[str]:
+def write_schemas(
+    directory: Path, entry: str, tables: dict[str, pa.Schema] | None = None
+) -> list[str]:
     """Write every schema into ``directory`` (``entry``: the name of the systems' entry
-    point, ``card.entry_point``); returns the file names."""
+    point, ``card.entry_point``; ``tables``: the dataset's tables, ``layout.TABLES`` when
+    not given); returns the file names."""
     directory.mkdir(parents=True, exist_ok=True)
     documents: dict[str, dict[str, Any]] = {
         name: model.model_json_schema() for name, model in MODELS.items()
     }
-    for path, schema in layout.TABLES.items():
+    for path, schema in (layout.TABLES if tables is None else tables).items():
         name = Path(path).stem
         if name not in {"annotations", "chaos_objects", "chaos_status", "chaos_events"}:
-            documents[f"{name}_row"] = table_schema(name, schema, entry)
+            documents[f"{name}_row"] = table_schema(name, schema, entry, path)
     documents["provenance_row"] = table_schema("provenance", layout.PROVENANCE_TABLE, entry)
     for name, document in sorted(documents.items()):
         text = json.dumps(document, indent=2, sort_keys=True) + "\n"

@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from r2act.datasets import figures, ids, layout
+from r2act.datasets import figures, ids, layout, traces
 from r2act.datasets.card import embedded_composition
 from r2act.datasets.checksums import dataset_files, read_sums, sha256_file
 from r2act.datasets.composition import compose
@@ -184,6 +184,46 @@ def _derived(root: Path, cases: set[str]) -> list[Problem]:
     return [error("ORPHAN_OBSERVATIONS", f"rows for unknown case {o}", where=name) for o in orphans]
 
 
+def _chaos_names(root: Path) -> list[str]:
+    """``metadata.name`` of every chaos object under answers/ (what no span may carry)."""
+    table = pq.read_table(root / layout.CHAOS_OBJECTS, columns=["data"])
+    names = []
+    for data in table.column("data").to_pylist():
+        meta = json.loads(data).get("metadata")
+        if isinstance(meta, dict) and meta.get("name"):
+            names.append(str(meta["name"]))
+    return names
+
+
+def _traces(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
+    """The optional traces table: its columns, no row for an unknown case, no answer."""
+    name = layout.TRACES
+    if not (root / name).is_file():
+        return []
+    try:
+        table = pq.read_table(root / name)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        return [error("OBSERVATIONS_UNREADABLE", str(exc)[:200], where=name)]
+    if not _same_columns(table.schema, layout.TRACE_TABLE):
+        return [error("SCHEMA_MISMATCH", "columns or types differ from layout", where=name)]
+    cases = {str(r.case_id) for r in records}
+    orphans = sorted({str(k) for k in pc.unique(table["case_id"]).to_pylist()} - cases)
+    problems = [
+        error("ORPHAN_OBSERVATIONS", f"rows for unknown case {o}", where=name) for o in orphans
+    ]
+    words = [r.incident_id for r in records] + _chaos_names(root)
+    leaks = traces.answer_leaks(table, [*words, *traces.forbidden_words("", "")])
+    if leaks:
+        problems.append(
+            error(
+                "ANSWER_IN_TRACES",
+                f"spans name the answer: {', '.join(leaks[:3])}",
+                where=name,
+            )
+        )
+    return problems
+
+
 def _state(root: Path, records: list[BenchmarkRecord]) -> list[Problem]:
     path = root / layout.STATE
     if not path.is_file():
@@ -336,6 +376,7 @@ def validate(root: Path, *, quick: bool = False) -> list[Problem]:
         (False, layout.CASES, lambda: _cases(root, records)),
         (True, "observations/", lambda: _observations(root, records)),
         (False, layout.STATE, lambda: _state(root, records)),
+        (True, layout.TRACES, lambda: _traces(root, records)),
         (False, layout.FOLDS, lambda: _folds(root, records)),
         (False, layout.AUDIT_TRAIL, lambda: _trail(root, records)),
         (True, layout.README, lambda: _card(root, records)),
