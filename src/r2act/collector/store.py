@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from r2act.errors import DataError
 from r2act.quality_gate.evidence import WrittenLogs
 from r2act.schema import KubeEvent, LogLine, MetricSeries
+from r2act.schema.traces import Span
 
 _DISK_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT}
 _FIX = {
@@ -234,6 +235,36 @@ def write_logs(
             compressor.close()
     if keep is not None:
         keep(encoder.written())
+    return count
+
+
+def write_traces(path: Path, batches: Iterable[Sequence[Span]], level: int = 1) -> int:
+    """Stream span batches into one zstd frame of JSON lines (``schema.rawstore.TRACES``);
+    returns the number of spans.
+
+    One object per span, keyed by ``Span``'s field names in their order, attributes in the
+    order the adapter set them: identical spans give identical bytes.
+    """
+    count = 0
+    pending: list[bytes] = []
+    size = 0
+    dumps = json.JSONEncoder(separators=(", ", ": "), ensure_ascii=True).encode
+    fields = Span._fields
+    with atomic_file(path) as handle:
+        compressor = _Compressor(handle, _stream(path, level))
+        try:
+            for batch in batches:
+                count += len(batch)
+                text = "".join(dumps(dict(zip(fields, span, strict=True))) + "\n" for span in batch)
+                chunk = text.encode("ascii")
+                pending.append(chunk)
+                size += len(chunk)
+                if size >= _CHUNK_BYTES:
+                    compressor.write(b"".join(pending))
+                    pending, size = [], 0
+            compressor.write(b"".join(pending))
+        finally:
+            compressor.close()
     return count
 
 

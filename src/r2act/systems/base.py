@@ -20,6 +20,7 @@ from r2act.systems.policy import RecoveryRules
 from r2act.systems.render import LogRelay, Renderers
 from r2act.systems.steps import ErrorStep
 from r2act.systems.texts import Text
+from r2act.systems.tracing import Tracing
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,9 @@ class System:
     flag_store: FlagStore | None = None
     """Where its flag service reads the flag file (``systems.flags.FlagStore``); ``None``
     for a system without flags."""
+    tracing: Tracing = field(default_factory=Tracing)
+    """Its spans (``systems.tracing``): which deployments are instrumented and the shape of
+    each span their instrumentation opens. Empty: the system emits no spans."""
     recovery_rules: RecoveryRules | None = None
     """Its recovery-policy rules (``systems.policy``): per policy, which plans recover each
     fault type on its deployment. ``None``: only a policy that carries its own rules (the

@@ -10,6 +10,7 @@
 - ``runtime``: start-up times, probe cadence and shell-less images per service;
 - ``shop``: its catalogue's ids, currencies, and the forms the health oracle posts;
 - ``policy``: its recovery-policy rules (which plans recover each fault type there);
+- ``tracing``: its seven instrumented services and the shape of each span they open;
 - ``steps``: the steps its handlers name when they wrap a failed call's error;
 - its install files are in ``deploy/`` (kind cluster, the load generator's locustfile).
 """
@@ -30,6 +31,7 @@ from r2act.systems.onlineboutique.topology import (
     VERSION,
     frontend_error_backend,
 )
+from r2act.systems.onlineboutique.tracing import TRACING
 from r2act.systems.onlineboutique.traffic import (
     REDIRECTS,
     REQUESTS_PER_TASK,
@@ -66,6 +68,7 @@ SYSTEM = System(
     error_backend=frontend_error_backend,
     error_steps=ERROR_STEPS,
     recovery_rules=RULES,
+    tracing=TRACING,
 )
 """Online Boutique as r2act benchmarks it."""
 
