@@ -54,10 +54,9 @@ def http_client_error(code: int) -> bool:
     return code >= 400 or code == NO_RESPONSE
 
 
-def any_failure(code: int) -> bool:
-    """A hand-made span whose handler sets the error status on every failure (an exception
-    caught and recorded, e.g. ``span.setStatus(ERROR)`` in a catch block)."""
-    return code not in (GRPC_OK, 200) and code != 0
+def never_error(_code: int) -> bool:
+    """A span whose code never sets the error status (a hand-made span nobody marks)."""
+    return False
 
 
 @dataclass(frozen=True)
@@ -79,6 +78,8 @@ class SpanShape:
     """Where the shape comes from: the set-up line and the dependency pin."""
     ok_status: Literal["unset", "ok"] = "unset"
     """The status of a successful span (a hand-made span may set ``ok`` explicitly)."""
+    code_text: bool = False
+    """The code attribute is a string (Envoy's tags are), not an integer."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,11 @@ class Tracing:
     """Deployment name -> its instrumentation."""
     not_instrumented: Mapping[str, str] = field(default_factory=dict)
     """Deployment name -> why it emits no span (a citation)."""
+    pending: Mapping[str, str] = field(default_factory=dict)
+    """Deployment name -> instrumented upstream but not simulated yet (no span here, which
+    a reader of its traces must know): what remains to declare."""
     path_attribute: str | None = None
     """The entry point's server-span attribute that carries the request path, where a
     route's ``*`` is filled with one of the system's ``path_ids``."""
+    path_prefix: str = ""
+    """What precedes the path in that attribute (a scheme and host, for a full URL)."""

@@ -111,7 +111,7 @@ def _emit(
     if extra:
         attributes.update(extra)
     if shape.code_attribute is not None and code != NO_RESPONSE:
-        attributes[shape.code_attribute] = code
+        attributes[shape.code_attribute] = str(code) if shape.code_text else code
     status = "error" if outcome != "ok" and shape.is_error(code) else shape.ok_status
     start, length_ms = times
     walk.spans.append(
@@ -324,7 +324,7 @@ class SpanSource:
                     path = path[:-1] + r.choice(self.path_ids)
                 attrs: dict[str, AttributeValue] = {}
                 if self.tracing.path_attribute is not None:
-                    attrs[self.tracing.path_attribute] = path
+                    attrs[self.tracing.path_attribute] = self.tracing.path_prefix + path
                 extra = front.extra_for(topology.load_generator or "") + front.egress_ms
                 _handle(
                     walk,

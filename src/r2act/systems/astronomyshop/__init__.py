@@ -33,6 +33,7 @@ from r2act.systems.astronomyshop.shop import PROBE_FORMS, PRODUCTS
 from r2act.systems.astronomyshop.steps import ERROR_STEPS
 from r2act.systems.astronomyshop.texts import TEXTS
 from r2act.systems.astronomyshop.topology import ASTRONOMY_SHOP, CHART_VERSION, VERSION
+from r2act.systems.astronomyshop.tracing import TRACING
 from r2act.systems.astronomyshop.traffic import (
     REDIRECTS,
     REQUESTS_PER_TASK,
@@ -74,6 +75,7 @@ SYSTEM = System(
     flags=FLAGS_2_2_0,
     flag_store=FlagStore(FLAG_CONFIG_MAP, FLAG_FILE_KEY, FLAG_DEPLOYMENT),
     recovery_rules=RULES,
+    tracing=TRACING,
 )
 """The Astronomy Shop as r2act benchmarks it."""
 
