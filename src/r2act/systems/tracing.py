@@ -60,6 +60,16 @@ def never_error(_code: int) -> bool:
 
 
 @dataclass(frozen=True)
+class Cited:
+    """A fragment that stands on one line of a pinned upstream file (under
+    ``shared/reference``): an instrumentation set-up, a dependency pin, a span's name."""
+
+    path: str
+    line: int
+    fragment: str
+
+
+@dataclass(frozen=True)
 class SpanShape:
     """One span as one instrumentation opens it."""
 
@@ -97,6 +107,9 @@ class ServiceTracing:
     when the caller's libraries open none for it."""
     source: str
     """The service's OpenTelemetry set-up (file and line)."""
+    evidence: tuple[Cited, ...] = ()
+    """The lines that show it: the set-up, the library's pin, each hand-made span's name
+    (checked against the reference tree by the tests)."""
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,7 @@ from collections.abc import Callable
 
 from r2act.schema.traces import AttributeValue, SpanKind
 from r2act.systems.tracing import (
+    Cited,
     ServiceTracing,
     SpanShape,
     Tracing,
@@ -426,10 +427,121 @@ def _recommendation_server(op: str) -> tuple[SpanShape, ...]:
 _AD = "ad/Dockerfile L31-L32 (Java agent 2.23.0, build.gradle L20)"
 
 
+_SRC = "opentelemetry-demo-2.2.0/src"
+
+
+def _cite(path: str, line: int, fragment: str) -> Cited:
+    return Cited(f"{_SRC}/{path}", line, fragment)
+
+
+EVIDENCE: dict[str, tuple[Cited, ...]] = {
+    "frontend-proxy": (
+        _cite("frontend-proxy/envoy.tmpl.yaml", 19, "spawn_upstream_span: true"),
+        _cite("frontend-proxy/envoy.tmpl.yaml", 21, "name: envoy.tracers.opentelemetry"),
+    ),
+    "frontend": (
+        _cite("frontend/utils/telemetry/Instrumentation.js", 18, "getNodeAutoInstrumentations({"),
+        _cite("frontend/package.json", 20, '"@opentelemetry/auto-instrumentations-node": "0.67.3"'),
+        _cite("frontend/package.json", 44, '"next": "16.1.1"'),
+        _cite(
+            "frontend/utils/telemetry/InstrumentationMiddleware.ts",
+            25,
+            "span.setStatus({ code: SpanStatusCode.ERROR })",
+        ),
+        _cite(
+            "frontend/utils/telemetry/InstrumentationMiddleware.ts",
+            30,
+            "span.setAttribute(SemanticAttributes.HTTP_STATUS_CODE, httpStatus)",
+        ),
+    ),
+    "checkout": (
+        _cite("checkout/main.go", 248, "otelgrpc.NewServerHandler()"),
+        _cite("checkout/main.go", 445, "otelgrpc.NewClientHandler()"),
+        _cite("checkout/main.go", 463, 'otelhttp.Post(ctx, cs.shippingSvcAddr+"/get-quote"'),
+        _cite("checkout/main.go", 583, 'otelhttp.Post(ctx, cs.shippingSvcAddr+"/ship-order"'),
+        _cite(
+            "checkout/main.go", 561, 'otelhttp.Post(ctx, cs.emailSvcAddr+"/send_order_confirmation"'
+        ),
+        _cite("checkout/main.go", 680, 'fmt.Sprintf("%s publish", msg.Topic)'),
+        _cite("checkout/kafka/producer.go", 13, '"orders"'),
+        _cite("checkout/go.mod", 12, "otelgrpc v0.64.0"),
+        _cite("checkout/go.mod", 13, "otelhttp v0.64.0"),
+    ),
+    "product-catalog": (
+        _cite("product-catalog/main.go", 243, "otelgrpc.NewServerHandler()"),
+        _cite("product-catalog/main.go", 145, 'otelsql.Open("postgres", connStr,'),
+        _cite("product-catalog/go.mod", 6, "github.com/XSAM/otelsql v0.41.0"),
+        _cite("product-catalog/go.mod", 12, "otelgrpc v0.64.0"),
+    ),
+    "cart": (
+        _cite("cart/src/Program.cs", 77, ".AddAspNetCoreInstrumentation()"),
+        _cite("cart/src/Program.cs", 75, ".AddRedisInstrumentation("),
+        _cite(
+            "cart/src/cart.csproj", 23, 'OpenTelemetry.Instrumentation.AspNetCore" Version="1.14.0"'
+        ),
+        _cite(
+            "cart/src/cart.csproj",
+            27,
+            'OpenTelemetry.Instrumentation.StackExchangeRedis" Version="1.14.0-beta.1"',
+        ),
+    ),
+    "currency": (
+        _cite("currency/src/server.cpp", 118, '"Currency/GetSupportedCurrencies"'),
+        _cite("currency/src/server.cpp", 179, '"Currency/Convert"'),
+        _cite("currency/src/server.cpp", 135, "span->SetStatus(StatusCode::kOk)"),
+        _cite("currency/src/server.cpp", 221, "span->SetStatus(StatusCode::kError)"),
+    ),
+    "payment": (
+        _cite("payment/opentelemetry.js", 19, "getNodeAutoInstrumentations({"),
+        _cite("payment/package.json", 17, '"@opentelemetry/auto-instrumentations-node": "0.67.3"'),
+        _cite("payment/charge.js", 25, "tracer.startSpan('charge')"),
+    ),
+    "shipping": (
+        _cite("shipping/src/main.rs", 48, ".wrap(RequestTracing::new())"),
+        _cite("shipping/src/shipping_service/quote.rs", 61, ".trace_request()"),
+        _cite(
+            "shipping/Cargo.toml",
+            21,
+            'opentelemetry-instrumentation-actix-web = { version = "0.23.0"',
+        ),
+        _cite("shipping/src/shipping_service.rs", 18, '#[post("/get-quote")]'),
+        _cite("shipping/src/shipping_service.rs", 47, '#[post("/ship-order")]'),
+    ),
+    "email": (
+        _cite("email/email_server.rb", 33, 'c.use "OpenTelemetry::Instrumentation::Sinatra"'),
+        _cite("email/email_server.rb", 43, 'post "/send_order_confirmation" do'),
+        _cite("email/email_server.rb", 64, 'tracer.in_span("send_email")'),
+        _cite("email/Gemfile", 22, '"opentelemetry-instrumentation-all",   "~> 0.87"'),
+    ),
+    "quote": (
+        _cite("quote/app/routes.php", 19, "->spanBuilder('calculate-quote')"),
+        _cite("quote/app/routes.php", 52, "$app->post('/getquote'"),
+        _cite("quote/composer.json", 13, '"open-telemetry/opentelemetry-auto-slim": "1.3.0"'),
+    ),
+    "recommendation": (
+        _cite("recommendation/Dockerfile", 30, "/venv/bin/opentelemetry-instrument"),
+        _cite("recommendation/requirements.txt", 4, "opentelemetry-distro==0.60b1"),
+        _cite(
+            "recommendation/recommendation_server.py",
+            70,
+            'tracer.start_as_current_span("get_product_list")',
+        ),
+    ),
+    "ad": (
+        _cite("ad/Dockerfile", 32, "ENV JAVA_TOOL_OPTIONS=-javaagent:"),
+        Cited("opentelemetry-demo-2.2.0/.env", 8, "OTEL_JAVA_AGENT_VERSION=2.23.0"),
+    ),
+}
+"""Per instrumented deployment, the lines that show its instrumentation, its pins and the
+names of the spans its own code opens."""
+
+
 def _service(
     name: str, server: Callable[[str], tuple[SpanShape, ...]], client: Client, source: str
 ) -> ServiceTracing:
-    return ServiceTracing(service_name=name, server=server, client=client, source=source)
+    return ServiceTracing(
+        service_name=name, server=server, client=client, source=source, evidence=EVIDENCE[name]
+    )
 
 
 TRACING = Tracing(

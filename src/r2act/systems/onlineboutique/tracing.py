@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from r2act.systems.tracing import (
+    Cited,
     ServiceTracing,
     SpanShape,
     Tracing,
@@ -75,6 +76,55 @@ def _rpc_attributes(callee: str, op: str) -> dict[str, str | int | float | bool]
     }
 
 
+_SRC = "online-boutique/src-v0.10.6"
+
+
+def _cite(path: str, line: int, fragment: str) -> Cited:
+    return Cited(f"{_SRC}/{path}", line, fragment)
+
+
+EVIDENCE: dict[str, tuple[Cited, ...]] = {
+    "frontend": (
+        _cite("frontend/main.go", 168, 'otelhttp.NewHandler(handler, "frontend")'),
+        _cite("frontend/main.go", 231, "otelgrpc.NewClientHandler()"),
+        _cite("frontend/main.go", 188, "sdktrace.AlwaysSample()"),
+    ),
+    "checkoutservice": (
+        _cite("checkoutservice/main.go", 139, "otelgrpc.NewServerHandler()"),
+        _cite("checkoutservice/main.go", 216, "otelgrpc.NewClientHandler()"),
+    ),
+    "productcatalogservice": (
+        _cite("productcatalogservice/server.go", 135, "otelgrpc.NewServerHandler()"),
+    ),
+    "currencyservice": (
+        _cite("currencyservice/server.js", 47, "new GrpcInstrumentation()"),
+        _cite(
+            "currencyservice/package.json", 19, '"@opentelemetry/instrumentation-grpc": "0.219.0"'
+        ),
+    ),
+    "paymentservice": (
+        _cite("paymentservice/index.js", 58, "new GrpcInstrumentation()"),
+        _cite(
+            "paymentservice/package.json", 18, '"@opentelemetry/instrumentation-grpc": "0.219.0"'
+        ),
+    ),
+    "emailservice": (
+        _cite("emailservice/email_server.py", 192, "GrpcInstrumentorServer()"),
+        _cite("emailservice/requirements.txt", 62, "opentelemetry-instrumentation-grpc==0.60b1"),
+    ),
+    "recommendationservice": (
+        _cite("recommendationservice/recommendation_server.py", 110, "GrpcInstrumentorClient()"),
+        _cite("recommendationservice/recommendation_server.py", 112, "GrpcInstrumentorServer()"),
+        _cite(
+            "recommendationservice/requirements.txt",
+            45,
+            "opentelemetry-instrumentation-grpc==0.60b1",
+        ),
+    ),
+}
+"""Per instrumented deployment, the lines that show its instrumentation and its pin."""
+
+
 def _go_server(deployment: str, where: str) -> ServiceTracing:
     def server(op: str) -> tuple[SpanShape, ...]:
         return (
@@ -90,7 +140,11 @@ def _go_server(deployment: str, where: str) -> ServiceTracing:
         )
 
     return ServiceTracing(
-        service_name=deployment, server=server, client=_go_client(where), source=where
+        service_name=deployment,
+        server=server,
+        client=_go_client(where),
+        source=where,
+        evidence=EVIDENCE[deployment],
     )
 
 
@@ -129,7 +183,13 @@ def _node_server(deployment: str, where: str) -> ServiceTracing:
             ),
         )
 
-    return ServiceTracing(service_name=deployment, server=server, client=_no_client, source=where)
+    return ServiceTracing(
+        service_name=deployment,
+        server=server,
+        client=_no_client,
+        source=where,
+        evidence=EVIDENCE[deployment],
+    )
 
 
 def _python(deployment: str, where: str, *, client: bool) -> ServiceTracing:
@@ -164,6 +224,7 @@ def _python(deployment: str, where: str, *, client: bool) -> ServiceTracing:
         server=server,
         client=outgoing if client else _no_client,
         source=where,
+        evidence=EVIDENCE[deployment],
     )
 
 
@@ -192,6 +253,7 @@ TRACING = Tracing(
             server=_frontend_server,
             client=_go_client(_FRONTEND_WHERE),
             source=_FRONTEND_WHERE,
+            evidence=EVIDENCE["frontend"],
         ),
         "checkoutservice": _go_server(
             "checkoutservice", "src-v0.10.6/checkoutservice/main.go L139, L216"
