@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 import zstandard
 from typer.testing import CliRunner
 
@@ -23,7 +24,8 @@ from r2act.schema.rawstore import EVENTS, LOGS, METRICS, STATE, TRACES
 from r2act.schema.traces import Span, keeps_trace
 
 REPO = Path(__file__).resolve().parents[3]
-SMOKE = REPO / "campaigns" / "smoke.yaml"
+SMOKES = ("smoke.yaml", "astronomy-smoke.yaml")
+"""One campaign per system (the Astronomy Shop's ships a traces section, taken out here)."""
 SAMPLE = 0.25
 
 _register_commands()
@@ -38,13 +40,17 @@ def _contents(raw: Path) -> dict[str, str]:
     return found
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The smoke campaign collected without and with a traces section."""
+@pytest.fixture(scope="module", params=SMOKES)
+def runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
+    """A smoke campaign collected without and with a traces section."""
     base = tmp_path_factory.mktemp("traces")
-    text = SMOKE.read_text()
-    (base / "plain.yaml").write_text(text)
-    (base / "traced.yaml").write_text(text + f"traces:\n  sample: {SAMPLE}\n")
+    document = yaml.safe_load((REPO / "campaigns" / request.param).read_text())
+    document.pop("traces", None)
+    (base / "plain.yaml").write_text(yaml.safe_dump(document, sort_keys=False))
+    document["traces"] = {"sample": SAMPLE}
+    (base / "traced.yaml").write_text(yaml.safe_dump(document, sort_keys=False))
     for name in ("plain", "traced"):
         summary = collect(plan_collection(base / f"{name}.yaml"), base / name)
         assert summary.failed == 0
