@@ -245,18 +245,16 @@ def write_traces(path: Path, batches: Iterable[Sequence[Span]], level: int = 1) 
     One object per span, keyed by ``Span``'s field names in their order, attributes in the
     order the adapter set them: identical spans give identical bytes.
     """
+    encoder = _SpanEncoder()
     count = 0
     pending: list[bytes] = []
     size = 0
-    dumps = json.JSONEncoder(separators=(", ", ": "), ensure_ascii=True).encode
-    fields = Span._fields
     with atomic_file(path) as handle:
         compressor = _Compressor(handle, _stream(path, level))
         try:
             for batch in batches:
                 count += len(batch)
-                text = "".join(dumps(dict(zip(fields, span, strict=True))) + "\n" for span in batch)
-                chunk = text.encode("ascii")
+                chunk = encoder.encode(batch)
                 pending.append(chunk)
                 size += len(chunk)
                 if size >= _CHUNK_BYTES:
@@ -266,6 +264,37 @@ def write_traces(path: Path, batches: Iterable[Sequence[Span]], level: int = 1) 
         finally:
             compressor.close()
     return count
+
+
+class _SpanEncoder:
+    """Encodes Spans as JSON lines, each attributes dict once.
+
+    An adapter may hand many spans the same attributes dict (the simulator does, per span
+    shape and outcome); its encoding is kept with the dict itself, so an id is never
+    reused while its entry lives."""
+
+    def __init__(self) -> None:
+        self._attributes: dict[int, tuple[object, str]] = {}
+        self._dumps = json.JSONEncoder(separators=(", ", ": "), ensure_ascii=True).encode
+
+    def encode(self, batch: Sequence[Span]) -> bytes:
+        known = self._attributes
+        if len(known) > 4096:
+            known.clear()
+        parts: list[str] = []
+        append = parts.append
+        for trace, span, parent, service, operation, kind, start, took, status, attrs in batch:
+            found = known.get(id(attrs))
+            if found is None or found[0] is not attrs:
+                found = known[id(attrs)] = (attrs, self._dumps(attrs))
+            append(
+                f'{{"trace_id": {_quote(trace)}, "span_id": {_quote(span)}, '
+                f'"parent_id": {_quote(parent)}, "service": {_quote(service)}, '
+                f'"operation": {_quote(operation)}, "kind": {_quote(kind)}, '
+                f'"start": {start!r}, "duration_s": {took!r}, "status": {_quote(status)}, '
+                f'"attributes": {found[1]}}}\n'
+            )
+        return "".join(parts).encode("ascii")
 
 
 def write_events(path: Path, events: Iterable[KubeEvent]) -> int:

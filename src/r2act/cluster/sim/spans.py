@@ -30,7 +30,7 @@ from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.cluster.sim.traffic import Call, route_calls
 from r2act.schema import TimeWindow, Topology
-from r2act.schema.traces import AttributeValue, Span, keeps_trace
+from r2act.schema.traces import AttributeValue, Span, SpanStatus, keeps_trace
 from r2act.systems import system_of
 from r2act.systems.tracing import (
     GRPC_DEADLINE,
@@ -43,6 +43,8 @@ from r2act.systems.tracing import (
     Tracing,
 )
 
+new = tuple.__new__
+"""``tuple.__new__``: builds a ``Span`` without the NamedTuple constructor's extra frame."""
 BATCH_SPANS = 2000
 """Spans per yielded batch (memory holds one batch, never a phase)."""
 HOP_MS = 0.3
@@ -72,6 +74,51 @@ tolerate): INTERNAL, as Go handlers wrap a backend's error (``status.Errorf(code
 uncaught exception is UNKNOWN): both mark the span an error under every library here."""
 
 
+class _Shapes:
+    """The declarations' spans, built once per (deployment, operation) and call edge: the
+    walk asks for them per call, and building them is most of a span's cost otherwise."""
+
+    def __init__(self, tracing: Tracing) -> None:
+        self.tracing = tracing
+        self._server: dict[tuple[str, str], tuple[SpanShape, ...]] = {}
+        self._client: dict[tuple[str, str, str], SpanShape | None] = {}
+        self._outcomes: dict[
+            tuple[int, str], tuple[int, SpanStatus, dict[str, AttributeValue], SpanShape]
+        ] = {}
+        """Keyed by the shape's id: each entry keeps its shape alive, so no id is reused."""
+
+    def server(self, service: str, op: str) -> tuple[SpanShape, ...]:
+        key = (service, op)
+        found = self._server.get(key)
+        if found is None:
+            traced = self.tracing.services.get(service)
+            found = self._server[key] = traced.server(op) if traced is not None else ()
+        return found
+
+    def outcome(
+        self, shape: SpanShape, outcome: str
+    ) -> tuple[int, SpanStatus, dict[str, AttributeValue]]:
+        """(code, status, attributes) of a span of ``shape`` with ``outcome``."""
+        key = (id(shape), outcome)
+        found = self._outcomes.get(key)
+        if found is None:
+            code = _CODES[shape.protocol].get(outcome, HANDLER_CODES[shape.protocol])
+            attributes: dict[str, AttributeValue] = dict(shape.attributes)
+            if shape.code_attribute is not None and code != NO_RESPONSE:
+                attributes[shape.code_attribute] = str(code) if shape.code_text else code
+            error = outcome != "ok" and shape.is_error(code)
+            status: SpanStatus = "error" if error else shape.ok_status
+            found = self._outcomes[key] = (code, status, attributes, shape)
+        return found[0], found[1], found[2]
+
+    def client(self, caller: str, callee: str, op: str) -> SpanShape | None:
+        key = (caller, callee, op)
+        if key not in self._client:
+            traced = self.tracing.services.get(caller)
+            self._client[key] = traced.client(callee, op) if traced is not None else None
+        return self._client[key]
+
+
 @dataclass
 class _Walk:
     """One kept request being turned into spans."""
@@ -82,6 +129,7 @@ class _Walk:
     edges: dict[tuple[str, str], tuple[float, str]]
     tracing: Tracing
     r: random.Random
+    shapes: _Shapes
     spans: list[Span] = field(default_factory=list)
     count: int = 0
     muted: int = 0
@@ -89,8 +137,9 @@ class _Walk:
     context, so what its callees open belongs to other traces (not made here)."""
 
     def new_id(self) -> str:
+        """The next span id: drawn from the trace's own generator (seeded by its id)."""
         self.count += 1
-        return f"{key_int(self.seed, 'spans', self.trace_id, self.count):016x}"
+        return f"{self.r.getrandbits(64):016x}"
 
 
 def _emit(
@@ -103,29 +152,33 @@ def _emit(
     outcome: str,
     extra: dict[str, AttributeValue] | None = None,
 ) -> None:
-    """Append one span: ``ids`` (its id, its parent's), ``times`` (start s, length ms)."""
+    """Append one span: ``ids`` (its id, its parent's), ``times`` (start s, length ms).
+
+    Spans of one shape and outcome share one attributes dict (``_Shapes.outcome``): it is
+    never changed once made, and the raw-store writer encodes it once."""
     if walk.muted:
         return
-    code = _CODES[shape.protocol].get(outcome, HANDLER_CODES[shape.protocol])
-    attributes: dict[str, AttributeValue] = dict(shape.attributes)
+    code, status, attributes = walk.shapes.outcome(shape, outcome)
     if extra:
-        attributes.update(extra)
-    if shape.code_attribute is not None and code != NO_RESPONSE:
-        attributes[shape.code_attribute] = str(code) if shape.code_text else code
-    status = "error" if outcome != "ok" and shape.is_error(code) else shape.ok_status
+        attributes = {**attributes, **extra}
+        if shape.code_attribute is not None and code != NO_RESPONSE:  # the code stays last
+            attributes[shape.code_attribute] = attributes.pop(shape.code_attribute)
     start, length_ms = times
     walk.spans.append(
-        Span(
-            walk.trace_id,
-            ids[0],
-            ids[1],
-            service,
-            shape.name,
-            shape.kind,
-            round(start, 6),
-            round(max(0.0, length_ms) / 1000.0, 6),
-            status,
-            attributes,
+        new(
+            Span,
+            (
+                walk.trace_id,
+                ids[0],
+                ids[1],
+                service,
+                shape.name,
+                shape.kind,
+                round(start, 6),
+                round(max(0.0, length_ms) / 1000.0, 6),
+                status,
+                attributes,
+            ),
         )
     )
 
@@ -151,7 +204,7 @@ def _handle(
 
     Returns (its length in ms, outcome: ``ok`` or ``handler``)."""
     traced = walk.tracing.services.get(service)
-    shapes = traced.server(op) if traced is not None else ()
+    shapes = walk.shapes.server(service, op)
     ids = [walk.new_id() for _ in shapes]
     inner_parent = ids[-1] if ids else parent
     own = _own_ms(walk, service) + extra_ms
@@ -200,7 +253,7 @@ def _call(walk: _Walk, caller: str, call: Call, parent: str, start: float) -> tu
     callee = scene.services.get(call.callee) or ServiceView(fail=1.0)
     caller_view = scene.services.get(caller) or ServiceView()
     traced: ServiceTracing | None = walk.tracing.services.get(caller)
-    shape = traced.client(call.callee, call.op) if traced is not None else None
+    shape = walk.shapes.client(caller, call.callee, call.op)
     span_id = walk.new_id() if shape is not None else parent
     p_edge, edge_kind = walk.edges.get((caller, call.callee), (0.0, ""))
     egress = caller_view.egress_ms
@@ -249,6 +302,7 @@ class SpanSource:
         self.tracing: Tracing = system.tracing
         self.path_ids = system.path_ids
         self._draws = random.Random()
+        self._shapes = _Shapes(self.tracing)
         self._edges: tuple[object, dict[tuple[str, str], tuple[float, str]]] | None = None
 
     def _edges_of(
@@ -317,7 +371,7 @@ class SpanSource:
                 if not keeps_trace(trace_id, sample):
                     continue  # decided before any span is made: cost follows the kept share
                 r = random.Random(key_int(self.seed, "spans", "draws", trace_id))
-                walk = _Walk(trace_id, self.seed, scene, edges, self.tracing, r)
+                walk = _Walk(trace_id, self.seed, scene, edges, self.tracing, r, self._shapes)
                 arrived = a + (b - a) * r.random()
                 path = route.path
                 if path.endswith("*") and self.path_ids:
