@@ -26,8 +26,13 @@ ratios of one run: the virtual wall-clock of N lanes within 15% of the busiest l
 
 ``--all-spares`` collects every spare, as before the stop-when-full rule.
 
+``--traces RATE`` collects the campaign with a ``traces: {sample: RATE}`` section (issue 24)
+whatever its own says (``--traces 0`` removes it), and prints the spans written and their
+bytes: run it with and without to read the collection CPU traces add (target: under 25%).
+
     .venv/bin/python bench/collect.py [--limit N] [--profile] [--keep DIR] [--codecs]
                                       [--lanes 1 2 4 8] [--all-spares] [--floor RUN]
+                                      [--traces RATE]
 """
 
 from __future__ import annotations
@@ -187,6 +192,9 @@ def main() -> int:
     parser.add_argument(
         "--all-spares", action="store_true", help="collect every spare, even of full cells"
     )
+    parser.add_argument(
+        "--traces", type=float, help="collect with traces at this sample rate (0: without)"
+    )
     args = parser.parse_args()
     if args.stage == "collect":
         _collect_stage(args)
@@ -197,6 +205,8 @@ def main() -> int:
         return _lanes(args.campaign, args.lanes, args.limit, args.keep)
     with tempfile.TemporaryDirectory(prefix="r2act-bench-") as tmp:
         run = args.keep or Path(tmp) / "run"
+        if args.traces is not None:
+            args.campaign = _with_traces(args.campaign, args.traces, Path(tmp))
         command = [sys.executable, __file__, "--stage", "collect", "--keep", str(run)]
         command += ["--campaign", str(args.campaign)]
         command += ["--limit", str(args.limit)] if args.limit else []
@@ -206,6 +216,7 @@ def main() -> int:
         stage = run_stage(command)
         done = json.loads(stage.stdout.strip().splitlines()[-1])
         size = sum(p.stat().st_size for p in run.rglob("*") if p.is_file())
+        spans = _spans(run)
         base = floor(run)
         if args.codecs:
             codecs(run)
@@ -216,6 +227,12 @@ def main() -> int:
     print(f"completed / failed  {done['completed']} / {done['failed']}")
     print(f"log records         {int(done['log_records']):,}")
     print(f"raw store size      {size / 2**20:,.0f} MiB")
+    if spans is not None:
+        count, packed = spans
+        print(
+            f"traces              {count:,} spans kept, {packed / 2**20:,.1f} MiB "
+            f"({packed / n / 2**10:,.0f} KiB per incident)"
+        )
     print(
         f"FLOOR               {base['cpu']:.2f} s CPU: {base['codec']} level {LEVEL} compress + "
         f"write of the same {base['bytes'] / 2**30:.2f} GiB of log lines"
@@ -247,6 +264,27 @@ def main() -> int:
     ok = ratio <= LIMIT_RATIO and peak_gib <= BUDGET_RSS_GIB
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
+
+
+def _with_traces(campaign: Path, rate: float, directory: Path) -> Path:
+    """A copy of ``campaign`` in ``directory`` whose ``traces`` section samples at ``rate``
+    (none at 0)."""
+    document = yaml.safe_load(campaign.read_text())
+    document.pop("traces", None)
+    if rate > 0:
+        document["traces"] = {"sample": rate}
+    copy = directory / campaign.name
+    copy.write_text(yaml.safe_dump(document, sort_keys=False))
+    return copy
+
+
+def _spans(run: Path) -> tuple[int, int] | None:
+    """(spans, compressed bytes) of the run's trace files; None when it wrote none."""
+    files = sorted((run / "raw").glob("*/*/traces.jsonl.zst"))
+    if not files:
+        return None
+    count = sum(_decompress(p).count(b"\n") for p in files)
+    return count, sum(p.stat().st_size for p in files)
 
 
 def _floor_only(run: Path, cpu: float | None) -> int:

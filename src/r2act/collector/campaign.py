@@ -179,6 +179,7 @@ def settings_for(manifest: Manifest) -> CollectSettings:
         health_interval_s=manifest.health.interval_s,
         health_consecutive=manifest.health.consecutive,
         preflight_timeout_s=max(600.0, 2.0 * manifest.phases.recovery_timeout_s),
+        trace_sample=manifest.traces.sample if manifest.traces is not None else None,
     )
 
 

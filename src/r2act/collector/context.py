@@ -41,6 +41,9 @@ class CollectSettings:
     """Retries of transient cluster errors."""
     backoff_sleep: Callable[[float], None] | None = None
     """Sleep used between retries; ``None`` sleeps on the cluster's clock."""
+    trace_sample: float | None = None
+    """Share of whole traces written to each phase's ``traces.jsonl.zst`` (the manifest's
+    ``traces.sample``); None: the campaign collects no traces and writes no such file."""
     log_level: int = 1
     """zstd level of the log files (1: the fastest standard level; 3 costs ~70% more CPU
     for 2% fewer bytes on these logs, ``bench/collect.py --codecs``)."""

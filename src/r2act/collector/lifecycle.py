@@ -45,6 +45,9 @@ from r2act.quality_gate.evidence import WrittenLogs
 from r2act.schema import PHASES, ChaosRef, Phase, PlannedIncident, TimeWindow
 from r2act.schema.rawstore import LOG_FORMATS, file_digests
 
+TRACES_FORMAT = "jsonl+zstd"
+"""How ``incident.json`` names the format of the phases' ``traces.jsonl.zst``."""
+
 T = TypeVar("T")
 TIMESTAMPS = (
     "pre_start",
@@ -336,6 +339,10 @@ class IncidentRun:
 
     def _write_incident(self) -> None:
         p = self.c.provenance
+        formats = {"logs": LOG_FORMATS[layout.LOGS]}
+        sample = self.c.settings.trace_sample
+        if sample is not None:
+            formats["traces"] = TRACES_FORMAT
         document = {
             "incident": self.incident.model_dump(mode="json"),
             "chaos": self.chaos,
@@ -352,8 +359,10 @@ class IncidentRun:
             "load": dict(p.load),
             "timestamps": self.timestamps,
             "windows": {ph: list(self.windows[ph]) for ph in PHASES if ph in self.windows},
-            "formats": {"logs": LOG_FORMATS[layout.LOGS]},
+            "formats": formats,
         }
+        if sample is not None:  # absent without traces: such an incident.json is unchanged
+            document["traces"] = {"sample": sample}
         if p.lane is not None:
             document["lane"] = dict(p.lane)
         store.write_json(self.directory / layout.INCIDENT_JSON, document)

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from r2act.cluster.base import Cluster
+from r2act.cluster.base import Cluster, TraceSource
 from r2act.collector import layout, store
 from r2act.collector.context import CollectSettings
-from r2act.errors import NotFoundError
+from r2act.errors import NotFoundError, PermanentClusterError
 from r2act.quality_gate.evidence import WrittenLogs
 from r2act.schema import ChaosRef, ChaosStatus, TimeWindow
+from r2act.schema.rawstore import TRACES
 
 T = TypeVar("T")
 Call = Callable[[str, Callable[[], T]], T]
@@ -75,7 +76,9 @@ def take(
 ) -> int:
     """Write the five phase files into ``directory``; returns the number of log records.
 
-    ``keep`` is handed the log lines of the attempt that wrote the log file."""
+    With ``settings.trace_sample`` set, a sixth: the phase's kept spans (written last, so
+    the other files are read exactly as without traces). ``keep`` is handed the log lines
+    of the attempt that wrote the log file."""
     with store.writing(directory):
         directory.mkdir(parents=True, exist_ok=True)
     records = call(
@@ -113,7 +116,29 @@ def take(
 
     call("state", state)
     call("chaos_status", chaos_status)
+    if settings.trace_sample is not None:
+        sample = settings.trace_sample
+        source = traces_of(cluster)
+        call(
+            "traces",
+            lambda: store.write_traces(
+                directory / TRACES,
+                timer.iterate(source.traces(window, sample)),
+                settings.log_level,
+            ),
+        )
     return records
+
+
+def traces_of(cluster: Cluster) -> TraceSource:
+    """The cluster as a trace source; a target without a trace store cannot collect the
+    campaign's ``traces`` section."""
+    if not isinstance(cluster, TraceSource):
+        raise PermanentClusterError(
+            f"{type(cluster).__name__}: this target has no trace store to read spans from "
+            "(remove the manifest's traces: section, or deploy one)"
+        )
+    return cluster
 
 
 def read_status(cluster: Cluster, ref: ChaosRef) -> ChaosStatus:

@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from r2act.errors import DataError
 from r2act.quality_gate.evidence import WrittenLogs
 from r2act.schema import KubeEvent, LogLine, MetricSeries
+from r2act.schema.traces import Span
 
 _DISK_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT}
 _FIX = {
@@ -235,6 +236,65 @@ def write_logs(
     if keep is not None:
         keep(encoder.written())
     return count
+
+
+def write_traces(path: Path, batches: Iterable[Sequence[Span]], level: int = 1) -> int:
+    """Stream span batches into one zstd frame of JSON lines (``schema.rawstore.TRACES``);
+    returns the number of spans.
+
+    One object per span, keyed by ``Span``'s field names in their order, attributes in the
+    order the adapter set them: identical spans give identical bytes.
+    """
+    encoder = _SpanEncoder()
+    count = 0
+    pending: list[bytes] = []
+    size = 0
+    with atomic_file(path) as handle:
+        compressor = _Compressor(handle, _stream(path, level))
+        try:
+            for batch in batches:
+                count += len(batch)
+                chunk = encoder.encode(batch)
+                pending.append(chunk)
+                size += len(chunk)
+                if size >= _CHUNK_BYTES:
+                    compressor.write(b"".join(pending))
+                    pending, size = [], 0
+            compressor.write(b"".join(pending))
+        finally:
+            compressor.close()
+    return count
+
+
+class _SpanEncoder:
+    """Encodes Spans as JSON lines, each attributes dict once.
+
+    An adapter may hand many spans the same attributes dict (the simulator does, per span
+    shape and outcome); its encoding is kept with the dict itself, so an id is never
+    reused while its entry lives."""
+
+    def __init__(self) -> None:
+        self._attributes: dict[int, tuple[object, str]] = {}
+        self._dumps = json.JSONEncoder(separators=(", ", ": "), ensure_ascii=True).encode
+
+    def encode(self, batch: Sequence[Span]) -> bytes:
+        known = self._attributes
+        if len(known) > 4096:
+            known.clear()
+        parts: list[str] = []
+        append = parts.append
+        for trace, span, parent, service, operation, kind, start, took, status, attrs in batch:
+            found = known.get(id(attrs))
+            if found is None or found[0] is not attrs:
+                found = known[id(attrs)] = (attrs, self._dumps(attrs))
+            append(
+                f'{{"trace_id": {_quote(trace)}, "span_id": {_quote(span)}, '
+                f'"parent_id": {_quote(parent)}, "service": {_quote(service)}, '
+                f'"operation": {_quote(operation)}, "kind": {_quote(kind)}, '
+                f'"start": {start!r}, "duration_s": {took!r}, "status": {_quote(status)}, '
+                f'"attributes": {found[1]}}}\n'
+            )
+        return "".join(parts).encode("ascii")
 
 
 def write_events(path: Path, events: Iterable[KubeEvent]) -> int:

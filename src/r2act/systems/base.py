@@ -21,6 +21,7 @@ from r2act.systems.policy import RecoveryRules
 from r2act.systems.render import LogRelay, Renderers
 from r2act.systems.steps import ErrorStep
 from r2act.systems.texts import Text
+from r2act.systems.tracing import Tracing
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,9 @@ class System:
     trace_store: TraceStore | None = None
     """The Jaeger query service its ``deploy/`` files install (``TraceStore``); ``None``
     for a system with no trace store."""
+    tracing: Tracing = field(default_factory=Tracing)
+    """Its spans (``systems.tracing``): which deployments are instrumented and the shape of
+    each span their instrumentation opens. Empty: the system emits no spans."""
     recovery_rules: RecoveryRules | None = None
     """Its recovery-policy rules (``systems.policy``): per policy, which plans recover each
     fault type on its deployment. ``None``: only a policy that carries its own rules (the

@@ -24,6 +24,7 @@ from r2act.cluster.base import (
     RUN_LABEL,
     ChaosObject,
     Cluster,
+    TraceSource,
     foreign_reason,
 )
 from r2act.cluster.sim import configfault, flagfault, loadgen
@@ -37,6 +38,7 @@ from r2act.cluster.sim.metric_noise import background_for
 from r2act.cluster.sim.metrics import MetricSource
 from r2act.cluster.sim.plans import apply, preimage, undo
 from r2act.cluster.sim.scene import Scene, build_scene
+from r2act.cluster.sim.spans import SpanSource
 from r2act.cluster.sim.state import (
     ChaosRec,
     Checkpoint,
@@ -78,6 +80,7 @@ from r2act.schema import (
     Topology,
     memory_bytes,
 )
+from r2act.schema.traces import Span
 from r2act.systems import DEFAULT_SYSTEM, SYSTEMS, system_of
 
 TELEMETRY_RETENTION_S = 6 * 3600.0
@@ -149,6 +152,7 @@ class SimulatedCluster:
         # Line rates follow from the users' requests and each handler's log calls; ``volume``
         # only thins or thickens them for a test's sake (1.0: as the load generates them).
         self._logs = LogSource(topology, loaded.seed, users, volume)
+        self._spans = SpanSource(topology, loaded.seed, users)
         self._metrics = MetricSource(topology, loaded.seed, loaded.namespace, background_for(noise))
         self._requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
         self._working_sets = {
@@ -362,6 +366,17 @@ class SimulatedCluster:
             if batch:
                 yield batch
 
+    def traces(self, window: TimeWindow, sample: float) -> Iterator[Sequence[Span]]:
+        """Every kept span that started in the window (up to now), in batches.
+
+        Not counted as an API call: the API glitch schedule of a run (``_call``) must not
+        move when a campaign adds traces, so every other file stays byte-identical. The
+        trace store keeps spans of pods gone since (unlike the kubelet's logs)."""
+        timelines = self.timelines()
+        yield from self._spans.window(
+            self._clip(window), timelines, self.scene_at, self._cuts, sample
+        )
+
     def events(self, window: TimeWindow) -> list[KubeEvent]:
         """Events of the namespace in the window (up to now), chaos-object events included."""
         self._call("events")
@@ -450,4 +465,8 @@ if TYPE_CHECKING:
 
     def _conforms(cluster: SimulatedCluster) -> Cluster:
         """mypy proves SimulatedCluster implements the Cluster protocol."""
+        return cluster
+
+    def _traces(cluster: SimulatedCluster) -> TraceSource:
+        """... and the TraceSource protocol."""
         return cluster

@@ -33,6 +33,7 @@ from r2act.systems.astronomyshop.shop import PROBE_FORMS, PRODUCTS
 from r2act.systems.astronomyshop.steps import ERROR_STEPS
 from r2act.systems.astronomyshop.texts import TEXTS
 from r2act.systems.astronomyshop.topology import ASTRONOMY_SHOP, CHART_VERSION, VERSION
+from r2act.systems.astronomyshop.tracing import TRACING
 from r2act.systems.astronomyshop.traffic import (
     LOAD_STATS,
     REDIRECTS,
@@ -90,6 +91,7 @@ SYSTEM = System(
     # jaeger/jaeger/jaeger-service.yaml L6, L58-59), query base path /jaeger/ui
     # (values.yaml L1124); deploy/astronomyshop/values.yaml keeps it on.
     trace_store=TraceStore("jaeger", 16686, "/jaeger/ui"),
+    tracing=TRACING,
 )
 """The Astronomy Shop as r2act benchmarks it."""
 

@@ -10,6 +10,7 @@
 - ``runtime``: start-up times, probe cadence and shell-less images per service;
 - ``shop``: its catalogue's ids, currencies, and the forms the health oracle posts;
 - ``policy``: its recovery-policy rules (which plans recover each fault type there);
+- ``tracing``: its seven instrumented services and the shape of each span they open;
 - ``steps``: the steps its handlers name when they wrap a failed call's error;
 - its install files are in ``deploy/`` (kind cluster, the load generator's locustfile).
 """
@@ -30,6 +31,7 @@ from r2act.systems.onlineboutique.topology import (
     VERSION,
     frontend_error_backend,
 )
+from r2act.systems.onlineboutique.tracing import TRACING
 from r2act.systems.onlineboutique.traffic import (
     REDIRECTS,
     REQUESTS_PER_TASK,
@@ -75,6 +77,7 @@ SYSTEM = System(
     # deploy/tracing/jaeger.yaml, Service jaeger, query port 16686, the base path the
     # Astronomy Shop's chart uses too (its values.yaml L1124), so both read alike.
     trace_store=TraceStore("jaeger", 16686, "/jaeger/ui"),
+    tracing=TRACING,
 )
 """Online Boutique as r2act benchmarks it."""
 

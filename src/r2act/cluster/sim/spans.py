@@ -1,0 +1,395 @@
+"""Spans of the simulated requests: the route call trees walked one request at a time.
+
+Logs are drawn from the scene's rates; spans need single requests, so here each 10-second
+bucket piece (the same pieces, the same scenes as ``logs``) draws how many requests each
+route served, gives each its trace id, decides from that id alone whether the trace is
+kept (``schema.traces.keeps_trace``) and only then walks the kept request through the
+route's calls (``System.route_calls``): each call succeeds, fails to connect, runs out of
+its deadline or fails in its handler with the chances the scene gives that edge and that
+callee, and takes the scene's latency (the callee's own time, its faults' extra, its own
+calls in turn), jittered per call. The system's ``Tracing`` says which deployment opens
+which span; an uninstrumented callee opens none, so it shows only as its caller's client
+span, and a call whose caller is uninstrumented leaves no span at all.
+
+Every draw comes from generators keyed by ``("spans", ...)`` and the trace id, apart from
+the log, metric and event streams, so collecting traces changes no other file; the ids
+are the cluster seed's and the request's (route, bucket piece, index), so a window read
+twice gives the same spans.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from r2act.cluster.sim.logs import BUCKET_S, pieces, poisson
+from r2act.cluster.sim.scene import Scene, ServiceView, _edge_faults
+from r2act.cluster.sim.seeding import key_int
+from r2act.cluster.sim.timeline import PodTimeline
+from r2act.cluster.sim.traffic import Call, route_calls
+from r2act.schema import TimeWindow, Topology
+from r2act.schema.traces import AttributeValue, Span, SpanStatus, keeps_trace
+from r2act.systems import system_of
+from r2act.systems.tracing import (
+    GRPC_DEADLINE,
+    GRPC_INTERNAL,
+    GRPC_OK,
+    GRPC_UNAVAILABLE,
+    NO_RESPONSE,
+    ServiceTracing,
+    SpanShape,
+    Tracing,
+)
+
+new = tuple.__new__
+"""``tuple.__new__``: builds a ``Span`` without the NamedTuple constructor's extra frame."""
+BATCH_SPANS = 2000
+"""Spans per yielded batch (memory holds one batch, never a phase)."""
+HOP_MS = 0.3
+"""One in-cluster network hop, both ways (a client span minus its server span's length).
+Assumption: sub-millisecond pod-to-pod round trips on one node; nobody publishes kind's."""
+JITTER_SIGMA = 0.35
+"""Log-normal spread of one call's own time: the same spread the scene's deadline model
+assumes (``scene.slow_share_at``)."""
+CONNECT_FAIL_MS = {"unavailable": 1.0, "dns_error": 2.0, "dns_servfail": 2.0}
+"""How long a call that cannot connect takes to fail: a refused connection or an NXDOMAIN
+answer comes back in about a millisecond (assumption: an in-cluster resolver's answer)."""
+CONNECT_TIMEOUT_MS = 20000.0
+"""A dial to an address that never answers (``dns_random``: a wrong IP) waits for the
+connect timeout: gRPC's minimum connect timeout is 20 s (the connection back-off spec's
+MIN_CONNECT_TIMEOUT), unless the call's deadline ends it first."""
+NESTED_MS = 0.05
+"""Offset of a span nested in its service's outer span (middleware before the handler)."""
+
+_CODES: dict[str, dict[str, int]] = {
+    "grpc": {"ok": GRPC_OK, "connect": GRPC_UNAVAILABLE, "deadline": GRPC_DEADLINE},
+    "http": {"ok": 200, "connect": NO_RESPONSE, "deadline": NO_RESPONSE},
+}
+HANDLER_CODES = {"grpc": GRPC_INTERNAL, "http": 500}
+"""The code of a handler that failed (its own error or a failed call it does not
+tolerate): INTERNAL, as Go handlers wrap a backend's error (``status.Errorf(codes.Internal,
+...)``), and 500 from an HTTP handler. Assumption where a runtime differs (a Python handler's
+uncaught exception is UNKNOWN): both mark the span an error under every library here."""
+
+
+class _Shapes:
+    """The declarations' spans, built once per (deployment, operation) and call edge: the
+    walk asks for them per call, and building them is most of a span's cost otherwise."""
+
+    def __init__(self, tracing: Tracing) -> None:
+        self.tracing = tracing
+        self._server: dict[tuple[str, str], tuple[SpanShape, ...]] = {}
+        self._client: dict[tuple[str, str, str], SpanShape | None] = {}
+        self._outcomes: dict[
+            tuple[int, str], tuple[int, SpanStatus, dict[str, AttributeValue], SpanShape]
+        ] = {}
+        """Keyed by the shape's id: each entry keeps its shape alive, so no id is reused."""
+
+    def server(self, service: str, op: str) -> tuple[SpanShape, ...]:
+        key = (service, op)
+        found = self._server.get(key)
+        if found is None:
+            traced = self.tracing.services.get(service)
+            found = self._server[key] = traced.server(op) if traced is not None else ()
+        return found
+
+    def outcome(
+        self, shape: SpanShape, outcome: str
+    ) -> tuple[int, SpanStatus, dict[str, AttributeValue]]:
+        """(code, status, attributes) of a span of ``shape`` with ``outcome``."""
+        key = (id(shape), outcome)
+        found = self._outcomes.get(key)
+        if found is None:
+            code = _CODES[shape.protocol].get(outcome, HANDLER_CODES[shape.protocol])
+            attributes: dict[str, AttributeValue] = dict(shape.attributes)
+            if shape.code_attribute is not None and code != NO_RESPONSE:
+                attributes[shape.code_attribute] = str(code) if shape.code_text else code
+            error = outcome != "ok" and shape.is_error(code)
+            status: SpanStatus = "error" if error else shape.ok_status
+            found = self._outcomes[key] = (code, status, attributes, shape)
+        return found[0], found[1], found[2]
+
+    def client(self, caller: str, callee: str, op: str) -> SpanShape | None:
+        key = (caller, callee, op)
+        if key not in self._client:
+            traced = self.tracing.services.get(caller)
+            self._client[key] = traced.client(callee, op) if traced is not None else None
+        return self._client[key]
+
+
+@dataclass
+class _Walk:
+    """One kept request being turned into spans."""
+
+    trace_id: str
+    seed: int
+    scene: Scene
+    edges: dict[tuple[str, str], tuple[float, str]]
+    tracing: Tracing
+    r: random.Random
+    shapes: _Shapes
+    spans: list[Span] = field(default_factory=list)
+    count: int = 0
+    muted: int = 0
+    """Above zero while walking below an uninstrumented service: it propagates no trace
+    context, so what its callees open belongs to other traces (not made here)."""
+
+    def new_id(self) -> str:
+        """The next span id: drawn from the trace's own generator (seeded by its id)."""
+        self.count += 1
+        return f"{self.r.getrandbits(64):016x}"
+
+
+def _emit(
+    walk: _Walk,
+    service: str,
+    shape: SpanShape,
+    *,
+    ids: tuple[str, str],
+    times: tuple[float, float],
+    outcome: str,
+    extra: dict[str, AttributeValue] | None = None,
+) -> None:
+    """Append one span: ``ids`` (its id, its parent's), ``times`` (start s, length ms).
+
+    Spans of one shape and outcome share one attributes dict (``_Shapes.outcome``): it is
+    never changed once made, and the raw-store writer encodes it once."""
+    if walk.muted:
+        return
+    code, status, attributes = walk.shapes.outcome(shape, outcome)
+    if extra:
+        attributes = {**attributes, **extra}
+        if shape.code_attribute is not None and code != NO_RESPONSE:  # the code stays last
+            attributes[shape.code_attribute] = attributes.pop(shape.code_attribute)
+    start, length_ms = times
+    walk.spans.append(
+        new(
+            Span,
+            (
+                walk.trace_id,
+                ids[0],
+                ids[1],
+                service,
+                shape.name,
+                shape.kind,
+                round(start, 6),
+                round(max(0.0, length_ms) / 1000.0, 6),
+                status,
+                attributes,
+            ),
+        )
+    )
+
+
+def _own_ms(walk: _Walk, service: str) -> float:
+    """The service's own time for one call, jittered (the scene's healthy cost)."""
+    base = walk.scene.service_ms.get(service, 3.0)
+    return base * math.exp(walk.r.gauss(-(JITTER_SIGMA**2) / 2, JITTER_SIGMA))
+
+
+def _handle(
+    walk: _Walk,
+    service: str,
+    op: str,
+    calls: tuple[Call, ...],
+    *,
+    parent: str,
+    start: float,
+    extra_ms: float,
+    extra_attributes: dict[str, AttributeValue] | None = None,
+) -> tuple[float, str]:
+    """A handler of ``service`` serving ``op``: its server spans around its calls.
+
+    Returns (its length in ms, outcome: ``ok`` or ``handler``)."""
+    traced = walk.tracing.services.get(service)
+    shapes = walk.shapes.server(service, op)
+    ids = [walk.new_id() for _ in shapes]
+    inner_parent = ids[-1] if ids else parent
+    own = _own_ms(walk, service) + extra_ms
+    cursor = start + (len(shapes) * NESTED_MS + own / 2) / 1000.0
+    outcome = "ok"
+    view = walk.scene.services.get(service)
+    flagged = view.op_fail.get(op) if view is not None else None
+    if flagged is not None and flagged[1] != "flag_caught" and walk.r.random() < flagged[0]:
+        outcome = "handler"  # the flag's code path fails the handler before its calls
+    walk.muted += traced is None
+    for call in calls if outcome == "ok" else ():
+        failed = False
+        for _ in range(call.count):
+            took, result = _call(walk, service, call, inner_parent, cursor)
+            cursor += took / 1000.0
+            if result != "ok" and call.fatal:
+                failed = True
+                break
+        if failed:
+            outcome = "handler"
+            break
+    walk.muted -= traced is None
+    length = (cursor - start) * 1000.0 + own / 2 + len(shapes) * NESTED_MS
+    if traced is not None:
+        for depth, shape in enumerate(shapes):
+            span_start = start + depth * NESTED_MS / 1000.0
+            extra = extra_attributes if depth == 0 else None
+            span_ids = (ids[depth], ids[depth - 1] if depth else parent)
+            times = (span_start, length - 2 * depth * NESTED_MS)
+            _emit(
+                walk,
+                traced.service_name,
+                shape,
+                ids=span_ids,
+                times=times,
+                outcome=outcome,
+                extra=extra,
+            )
+    return length, outcome
+
+
+def _call(walk: _Walk, caller: str, call: Call, parent: str, start: float) -> tuple[float, str]:
+    """One outgoing call of ``caller``: its client span (where the caller's libraries open
+    one) and the callee's handler. Returns (its length in ms, outcome)."""
+    scene = walk.scene
+    callee = scene.services.get(call.callee) or ServiceView(fail=1.0)
+    caller_view = scene.services.get(caller) or ServiceView()
+    traced: ServiceTracing | None = walk.tracing.services.get(caller)
+    shape = walk.shapes.client(caller, call.callee, call.op)
+    span_id = walk.new_id() if shape is not None else parent
+    p_edge, edge_kind = walk.edges.get((caller, call.callee), (0.0, ""))
+    egress = caller_view.egress_ms
+    deadline = call.deadline_ms
+    if walk.r.random() < p_edge or not callee.ready:
+        kind = edge_kind.split("@", 1)[0] if p_edge > 0 and callee.ready else "unavailable"
+        took = CONNECT_FAIL_MS.get(kind, CONNECT_TIMEOUT_MS) + egress
+        outcome = "connect"
+        if deadline is not None and took >= deadline:
+            took, outcome = deadline, "deadline"
+    else:
+        server_start = start + (egress + HOP_MS / 2) / 1000.0
+        served, outcome = _handle(
+            walk,
+            call.callee,
+            call.op,
+            call.children,
+            parent=span_id,
+            start=server_start,
+            extra_ms=callee.extra_for(caller),
+        )
+        took = served + egress + HOP_MS
+        if deadline is not None:
+            budget = deadline - took
+            late = took > deadline or walk.r.random() < scene.pause_late(call.callee, budget)
+            if late:
+                took, outcome = deadline, "deadline"
+    if shape is not None and traced is not None:
+        _emit(
+            walk,
+            traced.service_name,
+            shape,
+            ids=(span_id, parent),
+            times=(start, took),
+            outcome=outcome,
+        )
+    return took, outcome
+
+
+class SpanSource:
+    """The spans of a simulated system's requests, window by window (``TraceSource``)."""
+
+    def __init__(self, topology: Topology, seed: int, users: int) -> None:
+        self.topology, self.seed, self.users = topology, seed, users
+        system = system_of(topology)
+        self.tracing: Tracing = system.tracing
+        self.path_ids = system.path_ids
+        self._draws = random.Random()
+        self._shapes = _Shapes(self.tracing)
+        self._edges: tuple[object, dict[tuple[str, str], tuple[float, str]]] | None = None
+
+    def _edges_of(
+        self, scene: Scene, timelines: dict[str, PodTimeline]
+    ) -> dict[tuple[str, str], tuple[float, str]]:
+        """The scene's per-edge failures (the same rule the scene used), once per stretch."""
+        if self._edges is not None and self._edges[0] is scene.services:
+            return self._edges[1]
+        edges, _ = _edge_faults(self.topology, timelines, scene.services, scene.t, {})
+        self._edges = (scene.services, edges)
+        return edges
+
+    def window(
+        self,
+        window: TimeWindow,
+        timelines: dict[str, PodTimeline],
+        scene_at: Callable[[float], Scene],
+        cuts: list[float],
+        sample: float,
+    ) -> Iterator[list[Span]]:
+        """Every kept span that starts in ``window``, in batches of about ``BATCH_SPANS``."""
+        start, end = window
+        if end < start or not self.tracing.services:
+            return
+        batch: list[Span] = []
+        for bucket in range(math.floor(start / BUCKET_S), math.floor(end / BUCKET_S) + 1):
+            lo = bucket * BUCKET_S
+            for index, (a, b) in enumerate(pieces(lo, lo + BUCKET_S, cuts)):
+                if b <= start or a > end:
+                    continue
+                scene = scene_at((a + b) / 2)
+                edges = self._edges_of(scene, timelines)
+                for spans in self._piece(scene, edges, (bucket, index), (a, b), sample):
+                    batch.extend(s for s in spans if start <= s.start <= end)
+                if len(batch) >= BATCH_SPANS:
+                    yield batch
+                    batch = []
+        if batch:
+            yield batch
+
+    def _piece(
+        self,
+        scene: Scene,
+        edges: dict[tuple[str, str], tuple[float, str]],
+        key: tuple[int, int],
+        bounds: tuple[float, float],
+        sample: float,
+    ) -> Iterator[list[Span]]:
+        """The kept traces of the requests that arrived in one bucket piece."""
+        a, b = bounds
+        topology = self.topology
+        entry = topology.entrypoint
+        front = scene.services.get(entry) or ServiceView()
+        draws = self._draws
+        for route in topology.routes:
+            view = scene.routes.get(route.scope)
+            if view is None:
+                continue
+            reach = (view.rate + view.redirected) * (1 - view.user_dns[0])
+            reach *= (1 - view.frontend_down) * (1 - view.abort_share)
+            draws.seed(key_int(self.seed, "spans", "requests", route.scope, *key))
+            count = poisson(draws, reach * (b - a))
+            for i in range(count):
+                trace_id = f"{key_int(self.seed, 'spans', 'trace', route.scope, *key, i):016x}"
+                trace_id += f"{key_int(self.seed, 'spans', 'trace-low', route.scope, *key, i):016x}"
+                if not keeps_trace(trace_id, sample):
+                    continue  # decided before any span is made: cost follows the kept share
+                r = random.Random(key_int(self.seed, "spans", "draws", trace_id))
+                walk = _Walk(trace_id, self.seed, scene, edges, self.tracing, r, self._shapes)
+                arrived = a + (b - a) * r.random()
+                path = route.path
+                if path.endswith("*") and self.path_ids:
+                    path = path[:-1] + r.choice(self.path_ids)
+                attrs: dict[str, AttributeValue] = {}
+                if self.tracing.path_attribute is not None:
+                    attrs[self.tracing.path_attribute] = self.tracing.path_prefix + path
+                extra = front.extra_for(topology.load_generator or "") + front.egress_ms
+                _handle(
+                    walk,
+                    entry,
+                    route.scope,
+                    route_calls(topology, route.scope),
+                    parent="",
+                    start=arrived,
+                    extra_ms=extra,
+                    extra_attributes=attrs,
+                )
+                if walk.spans:
+                    walk.spans.sort(key=lambda s: s.start)
+                    yield walk.spans

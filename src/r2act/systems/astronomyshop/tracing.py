@@ -1,0 +1,597 @@
+"""The Astronomy Shop 2.2.0's spans: who opens which span on the browse and checkout paths.
+
+Paths are under ``shared/reference/opentelemetry-demo-2.2.0/src/``. Every service exports
+OTLP to the chart's collector with the SDK's default sampler (parent-based, always on), so
+the whole-trace rate is r2act's. Per service, the set-up line and the pin:
+
+- **frontend-proxy** (Envoy ``v1.34``): the HTTP connection manager's OpenTelemetry tracer
+  with ``spawn_upstream_span: true`` (``frontend-proxy/envoy.tmpl.yaml`` L18-L31): an
+  ``ingress`` server span per request and a ``router <cluster> egress`` client span per
+  upstream request. Envoy's tags are strings (``http.status_code`` ``"200"``) and it marks
+  5xx answers as errors.
+- **frontend** (Next.js 16.1.1 on Node, ``frontend/package.json`` L44):
+  ``getNodeAutoInstrumentations`` 0.67.3 (``frontend/utils/telemetry/Instrumentation.js``
+  L15-L24; ``package.json`` L20) opens the HTTP server span, named by the method under the
+  old HTTP conventions, and a ``grpc.<package.Service>/<Method>`` client span per gRPC
+  call; Next.js' own tracer opens ``<METHOD> <route>`` (``BaseServer.handleRequest``) and,
+  for an API route, ``executing api route (pages) <route>`` (``Node.runHandler``), on
+  which ``InstrumentationMiddleware`` sets the status code and, on an exception, the error
+  status (``utils/telemetry/InstrumentationMiddleware.ts`` L23-L33).
+- **checkout**, **product-catalog** (Go): ``otelgrpc`` v0.64.0 server and client stats
+  handlers (``checkout/main.go`` L248, L445; ``product-catalog/main.go`` L243;
+  ``go.mod`` L12), ``otelhttp`` v0.64.0 for checkout's HTTP calls (``otelhttp.Post``,
+  ``checkout/main.go`` L463, L561, L583; ``go.mod`` L13), named by the transport's default
+  formatter ``HTTP <METHOD>``; the Kafka producer span ``orders publish`` is checkout's own
+  (``createProducerSpan``, L677-L690; topic ``kafka/producer.go`` L13); product-catalog's
+  PostgreSQL queries go through ``XSAM/otelsql`` v0.41.0 (``main.go`` L145-L150,
+  ``go.mod`` L6), whose query span is ``sql.conn.query``.
+- **cart** (.NET): ``AddAspNetCoreInstrumentation`` and ``AddRedisInstrumentation``
+  (``cart/src/Program.cs`` L71-L78; ``OpenTelemetry.Instrumentation.AspNetCore`` 1.14.0,
+  ``StackExchangeRedis`` 1.14.0-beta.1, ``cart.csproj`` L23, L27). The ASP.NET Core
+  instrumentation's gRPC support is opt-in since 1.8 and the chart does not opt in
+  (``values.yaml`` sets no ``OTEL_DOTNET_EXPERIMENTAL_ASPNETCORE_ENABLE_GRPC_INSTRUMENTATION``),
+  so the server span is an HTTP one, ``POST /oteldemo.CartService/<Method>``, and a gRPC
+  error (an HTTP 200 with a grpc-status trailer) leaves its status unset. Valkey commands
+  are client spans named by the command.
+- **currency** (C++): hand-made server spans ``Currency/<Method>`` with the RPC attributes
+  and an explicit ``Ok`` or ``Error`` status (``currency/src/server.cpp`` L109-L135,
+  L170-L221).
+- **payment** (Node): the same auto-instrumentations (``payment/opentelemetry.js``
+  L16-L24; ``package.json`` L17) and its own ``charge`` span (``payment/charge.js`` L25,
+  L56-L60), which sets no status.
+- **shipping** (Rust): ``RequestTracing`` of ``opentelemetry-instrumentation-actix-web``
+  0.23.0 (``shipping/src/main.rs`` L46-L49; ``Cargo.toml`` L21) names the server span
+  ``<METHOD> <route>``; its quote call goes through ``awc`` with ``trace_request``
+  (``shipping_service/quote.rs`` L40-L61).
+- **email** (Ruby): ``OpenTelemetry::Instrumentation::Sinatra`` (``email/email_server.rb``
+  L32-L33; ``opentelemetry-instrumentation-all`` ~> 0.87, ``Gemfile`` L22) names the
+  server span ``<METHOD> <route>``; its own ``send_email`` span (L64).
+- **quote** (PHP): ``opentelemetry-auto-slim`` 1.3.0 (``quote/composer.json`` L13) for the
+  server span of ``POST /getquote`` (``quote/app/routes.php`` L52); its own
+  ``calculate-quote`` internal span (L18-L21).
+- **recommendation** (Python): ``opentelemetry-instrument`` of ``opentelemetry-distro``
+  0.60b1 (``recommendation/requirements.txt`` L4): full-method gRPC span names with their
+  leading ``/``; its own ``get_product_list`` span around the catalogue call
+  (``recommendation_server.py`` L70).
+- **ad** (Java): the OpenTelemetry Java agent 2.23.0 (``ad/Dockerfile`` L31-L32;
+  ``build.gradle`` L20), gRPC server spans ``oteldemo.AdService/<Method>``.
+
+Named assumptions where a library's exact names are not in the pinned tree: the attribute
+sets are the RPC/HTTP conventions' required ones, not every optional attribute; the awc
+client span is named like the server's (``<METHOD> <path>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from r2act.schema.traces import AttributeValue, SpanKind
+from r2act.systems.tracing import (
+    Cited,
+    ServiceTracing,
+    SpanShape,
+    Tracing,
+    grpc_client_error,
+    grpc_go_server_error,
+    http_client_error,
+    http_server_error,
+    never_error,
+)
+
+PACKAGE = "oteldemo"
+"""The proto package (``pb/demo.proto``)."""
+
+GRPC_SERVICES: dict[str, str] = {
+    "cart": "CartService",
+    "product-catalog": "ProductCatalogService",
+    "currency": "CurrencyService",
+    "payment": "PaymentService",
+    "checkout": "CheckoutService",
+    "recommendation": "RecommendationService",
+    "ad": "AdService",
+    "product-reviews": "ProductReviewService",
+}
+"""Deployment -> its gRPC service."""
+
+Client = Callable[[str, str], SpanShape | None]
+Attributes = dict[str, AttributeValue]
+
+
+def _shape(  # noqa: PLR0917
+    name: str,
+    kind: SpanKind,
+    attributes: Attributes,
+    code_attribute: str | None,
+    is_error: Callable[[int], bool],
+    source: str,
+    *,
+    protocol: str = "grpc",
+    ok_status: str = "unset",
+    code_text: bool = False,
+) -> SpanShape:
+    return SpanShape(
+        name=name,
+        kind=kind,
+        attributes=attributes,
+        protocol="http" if protocol == "http" else "grpc",
+        code_attribute=code_attribute,
+        is_error=is_error,
+        source=source,
+        ok_status="ok" if ok_status == "ok" else "unset",
+        code_text=code_text,
+    )
+
+
+def _rpc(callee: str, op: str) -> Attributes:
+    return {
+        "rpc.system": "grpc",
+        "rpc.service": f"{PACKAGE}.{GRPC_SERVICES[callee]}",
+        "rpc.method": op,
+    }
+
+
+def _grpc_client(prefix: str, source: str) -> Client:
+    """gRPC client spans named ``<prefix><package.Service>/<Method>``; None off gRPC."""
+
+    def client(callee: str, op: str) -> SpanShape | None:
+        if callee not in GRPC_SERVICES:
+            return None
+        name = f"{prefix}{PACKAGE}.{GRPC_SERVICES[callee]}/{op}"
+        return _shape(
+            name, "client", _rpc(callee, op), "rpc.grpc.status_code", grpc_client_error, source
+        )
+
+    return client
+
+
+def _grpc_server(
+    deployment: str, prefix: str, is_error: Callable[[int], bool], source: str
+) -> Callable[[str], tuple[SpanShape, ...]]:
+    def server(op: str) -> tuple[SpanShape, ...]:
+        name = f"{prefix}{PACKAGE}.{GRPC_SERVICES[deployment]}/{op}"
+        return (
+            _shape(name, "server", _rpc(deployment, op), "rpc.grpc.status_code", is_error, source),
+        )
+
+    return server
+
+
+def _none(_callee: str, _op: str) -> SpanShape | None:
+    return None
+
+
+def _http_server(source: str) -> Callable[[str], tuple[SpanShape, ...]]:
+    """An HTTP framework's server span ``<METHOD> <route>`` (op is ``POST /route``)."""
+
+    def server(op: str) -> tuple[SpanShape, ...]:
+        method, route = op.split(" ", 1)
+        attributes: Attributes = {
+            "http.request.method": method,
+            "http.route": route,
+            "url.scheme": "http",
+        }
+        return (
+            _shape(
+                op,
+                "server",
+                attributes,
+                "http.response.status_code",
+                http_server_error,
+                source,
+                protocol="http",
+            ),
+        )
+
+    return server
+
+
+# --- the entry point and the frontend -------------------------------------------------------
+
+_ENVOY = "frontend-proxy/envoy.tmpl.yaml L18-L31 (Envoy v1.34 OpenTelemetry tracer)"
+
+
+def _proxy_server(scope: str) -> tuple[SpanShape, ...]:
+    method = scope.split(" ", 1)[0]
+    attributes: Attributes = {
+        "component": "proxy",
+        "http.method": method,
+        "http.protocol": "HTTP/1.1",
+        "upstream_cluster": "frontend",
+    }
+    return (
+        _shape(
+            "ingress",
+            "server",
+            attributes,
+            "http.status_code",
+            http_server_error,
+            _ENVOY,
+            protocol="http",
+            code_text=True,
+        ),
+    )
+
+
+def _proxy_client(callee: str, _op: str) -> SpanShape | None:
+    attributes: Attributes = {"component": "proxy", "upstream_cluster": callee}
+    return _shape(
+        f"router {callee} egress",
+        "client",
+        attributes,
+        "http.status_code",
+        http_server_error,
+        _ENVOY,
+        protocol="http",
+        code_text=True,
+    )
+
+
+_FRONTEND = (
+    "frontend/utils/telemetry/Instrumentation.js L15-L24 (auto-instrumentations-node "
+    "0.67.3, package.json L20); Next.js 16.1.1 spans (package.json L44)"
+)
+
+
+def _frontend_server(op: str) -> tuple[SpanShape, ...]:
+    method, route = op.split(" ", 1)
+    http: Attributes = {"http.method": method, "http.scheme": "http", "http.flavor": "1.1"}
+    handle: Attributes = {
+        "next.span_type": "BaseServer.handleRequest",
+        "next.span_name": op,
+        "next.route": route,
+        "http.method": method,
+    }
+    shapes = [
+        _shape(
+            method,
+            "server",
+            http,
+            "http.status_code",
+            http_server_error,
+            _FRONTEND,
+            protocol="http",
+        ),
+        _shape(
+            op, "server", handle, "http.status_code", http_server_error, _FRONTEND, protocol="http"
+        ),
+    ]
+    if route.startswith("/api/"):
+        name = f"executing api route (pages) {route}"
+        run: Attributes = {
+            "next.span_type": "Node.runHandler",
+            "next.span_name": name,
+            "next.route": route,
+        }
+        shapes.append(
+            _shape(
+                name,
+                "internal",
+                run,
+                "http.status_code",
+                http_server_error,
+                _FRONTEND,
+                protocol="http",
+            )
+        )
+    return tuple(shapes)
+
+
+# --- the backends ---------------------------------------------------------------------------
+
+_CHECKOUT = "checkout/main.go L248, L445, L463-L583 (otelgrpc, otelhttp v0.64.0, go.mod L12-L13)"
+_CHECKOUT_GRPC = _grpc_client("", _CHECKOUT)
+
+
+def _checkout_client(callee: str, op: str) -> SpanShape | None:
+    if callee == "kafka":
+        attributes: Attributes = {
+            "peer.service": "kafka",
+            "network.transport": "tcp",
+            "messaging.system": "kafka",
+            "messaging.destination.name": "orders",
+            "messaging.operation": "publish",
+        }
+        source = "checkout/main.go L677-L690 (createProducerSpan)"
+        return _shape("orders publish", "producer", attributes, None, never_error, source)
+    if callee in ("shipping", "email"):
+        attributes = {"http.request.method": "POST", "server.address": callee}
+        return _shape(
+            "HTTP POST",
+            "client",
+            attributes,
+            "http.response.status_code",
+            http_client_error,
+            _CHECKOUT,
+            protocol="http",
+        )
+    return _CHECKOUT_GRPC(callee, op)
+
+
+_CATALOG = "product-catalog/main.go L145-L150, L243 (otelsql v0.41.0, otelgrpc v0.64.0; go.mod)"
+
+
+def _catalog_client(callee: str, _op: str) -> SpanShape | None:
+    if callee != "postgresql":
+        return None
+    attributes: Attributes = {"db.system.name": "postgresql"}
+    return _shape("sql.conn.query", "client", attributes, None, grpc_client_error, _CATALOG)
+
+
+_CART = "cart/src/Program.cs L71-L78 (AspNetCore 1.14.0, StackExchangeRedis 1.14.0-beta.1)"
+
+
+def _cart_server(op: str) -> tuple[SpanShape, ...]:
+    route = f"/{PACKAGE}.CartService/{op}"
+    attributes: Attributes = {
+        "http.request.method": "POST",
+        "http.route": route,
+        "url.path": route,
+        "url.scheme": "http",
+        "network.protocol.version": "2",
+    }
+    # A gRPC error travels in a trailer of an HTTP 200: the HTTP span sees 200.
+    return (
+        _shape(f"POST {route}", "server", attributes, None, never_error, _CART, protocol="http"),
+    )
+
+
+def _cart_client(callee: str, op: str) -> SpanShape | None:
+    if callee != "valkey-cart":
+        return None
+    return _shape(op, "client", {"db.system": "redis"}, None, grpc_client_error, _CART)
+
+
+_CURRENCY = "currency/src/server.cpp L109-L135, L170-L221"
+
+
+def _currency_server(op: str) -> tuple[SpanShape, ...]:
+    attributes = _rpc("currency", op)
+    attributes["rpc.grpc.status_code"] = 0  # set when the span starts, whatever the outcome
+    if op == "Convert":
+        attributes["app.currency.conversion.from"] = "USD"
+        attributes["app.currency.conversion.to"] = "USD"
+    return (
+        _shape(
+            f"Currency/{op}",
+            "server",
+            attributes,
+            None,
+            grpc_client_error,
+            _CURRENCY,
+            ok_status="ok",
+        ),
+    )
+
+
+_PAYMENT = "payment/opentelemetry.js L16-L24 (auto-instrumentations-node 0.67.3); charge.js L25"
+
+
+def _payment_server(op: str) -> tuple[SpanShape, ...]:
+    grpc = _grpc_server("payment", "grpc.", grpc_client_error, _PAYMENT)(op)
+    charge = _shape(
+        "charge", "internal", {"app.payment.charged": True}, None, never_error, _PAYMENT
+    )
+    return (*grpc, charge)
+
+
+_SHIPPING = "shipping/src/main.rs L46-L49 (actix-web instrumentation 0.23.0); quote.rs L40-L61"
+
+
+def _shipping_client(callee: str, op: str) -> SpanShape | None:
+    if callee != "quote":
+        return None
+    attributes: Attributes = {"http.request.method": "POST", "server.address": callee}
+    return _shape(
+        op,
+        "client",
+        attributes,
+        "http.response.status_code",
+        http_client_error,
+        _SHIPPING,
+        protocol="http",
+    )
+
+
+_EMAIL = "email/email_server.rb L32-L33, L64 (opentelemetry-instrumentation-all ~> 0.87)"
+
+
+def _email_server(op: str) -> tuple[SpanShape, ...]:
+    send = _shape("send_email", "internal", {}, None, never_error, _EMAIL)
+    return (*_http_server(_EMAIL)(op), send)
+
+
+_QUOTE = "quote/app/routes.php L18-L21, L52 (opentelemetry-auto-slim 1.3.0)"
+
+
+def _quote_server(op: str) -> tuple[SpanShape, ...]:
+    calculate = _shape("calculate-quote", "internal", {}, None, never_error, _QUOTE)
+    return (*_http_server(_QUOTE)(op), calculate)
+
+
+_RECOMMENDATION = "recommendation/recommendation_server.py L70 (opentelemetry-distro 0.60b1)"
+
+
+def _recommendation_server(op: str) -> tuple[SpanShape, ...]:
+    grpc = _grpc_server("recommendation", "/", grpc_client_error, _RECOMMENDATION)(op)
+    listing = _shape(
+        "get_product_list",
+        "internal",
+        {"app.recommendation.cache_enabled": False},
+        None,
+        never_error,
+        _RECOMMENDATION,
+    )
+    return (*grpc, listing)
+
+
+_AD = "ad/Dockerfile L31-L32 (Java agent 2.23.0, build.gradle L20)"
+
+
+_SRC = "opentelemetry-demo-2.2.0/src"
+
+
+def _cite(path: str, line: int, fragment: str) -> Cited:
+    return Cited(f"{_SRC}/{path}", line, fragment)
+
+
+EVIDENCE: dict[str, tuple[Cited, ...]] = {
+    "frontend-proxy": (
+        _cite("frontend-proxy/envoy.tmpl.yaml", 19, "spawn_upstream_span: true"),
+        _cite("frontend-proxy/envoy.tmpl.yaml", 21, "name: envoy.tracers.opentelemetry"),
+    ),
+    "frontend": (
+        _cite("frontend/utils/telemetry/Instrumentation.js", 18, "getNodeAutoInstrumentations({"),
+        _cite("frontend/package.json", 20, '"@opentelemetry/auto-instrumentations-node": "0.67.3"'),
+        _cite("frontend/package.json", 44, '"next": "16.1.1"'),
+        _cite(
+            "frontend/utils/telemetry/InstrumentationMiddleware.ts",
+            25,
+            "span.setStatus({ code: SpanStatusCode.ERROR })",
+        ),
+        _cite(
+            "frontend/utils/telemetry/InstrumentationMiddleware.ts",
+            30,
+            "span.setAttribute(SemanticAttributes.HTTP_STATUS_CODE, httpStatus)",
+        ),
+    ),
+    "checkout": (
+        _cite("checkout/main.go", 248, "otelgrpc.NewServerHandler()"),
+        _cite("checkout/main.go", 445, "otelgrpc.NewClientHandler()"),
+        _cite("checkout/main.go", 463, 'otelhttp.Post(ctx, cs.shippingSvcAddr+"/get-quote"'),
+        _cite("checkout/main.go", 583, 'otelhttp.Post(ctx, cs.shippingSvcAddr+"/ship-order"'),
+        _cite(
+            "checkout/main.go", 561, 'otelhttp.Post(ctx, cs.emailSvcAddr+"/send_order_confirmation"'
+        ),
+        _cite("checkout/main.go", 680, 'fmt.Sprintf("%s publish", msg.Topic)'),
+        _cite("checkout/kafka/producer.go", 13, '"orders"'),
+        _cite("checkout/go.mod", 12, "otelgrpc v0.64.0"),
+        _cite("checkout/go.mod", 13, "otelhttp v0.64.0"),
+    ),
+    "product-catalog": (
+        _cite("product-catalog/main.go", 243, "otelgrpc.NewServerHandler()"),
+        _cite("product-catalog/main.go", 145, 'otelsql.Open("postgres", connStr,'),
+        _cite("product-catalog/go.mod", 6, "github.com/XSAM/otelsql v0.41.0"),
+        _cite("product-catalog/go.mod", 12, "otelgrpc v0.64.0"),
+    ),
+    "cart": (
+        _cite("cart/src/Program.cs", 77, ".AddAspNetCoreInstrumentation()"),
+        _cite("cart/src/Program.cs", 75, ".AddRedisInstrumentation("),
+        _cite(
+            "cart/src/cart.csproj", 23, 'OpenTelemetry.Instrumentation.AspNetCore" Version="1.14.0"'
+        ),
+        _cite(
+            "cart/src/cart.csproj",
+            27,
+            'OpenTelemetry.Instrumentation.StackExchangeRedis" Version="1.14.0-beta.1"',
+        ),
+    ),
+    "currency": (
+        _cite("currency/src/server.cpp", 118, '"Currency/GetSupportedCurrencies"'),
+        _cite("currency/src/server.cpp", 179, '"Currency/Convert"'),
+        _cite("currency/src/server.cpp", 135, "span->SetStatus(StatusCode::kOk)"),
+        _cite("currency/src/server.cpp", 221, "span->SetStatus(StatusCode::kError)"),
+    ),
+    "payment": (
+        _cite("payment/opentelemetry.js", 19, "getNodeAutoInstrumentations({"),
+        _cite("payment/package.json", 17, '"@opentelemetry/auto-instrumentations-node": "0.67.3"'),
+        _cite("payment/charge.js", 25, "tracer.startSpan('charge')"),
+    ),
+    "shipping": (
+        _cite("shipping/src/main.rs", 48, ".wrap(RequestTracing::new())"),
+        _cite("shipping/src/shipping_service/quote.rs", 61, ".trace_request()"),
+        _cite(
+            "shipping/Cargo.toml",
+            21,
+            'opentelemetry-instrumentation-actix-web = { version = "0.23.0"',
+        ),
+        _cite("shipping/src/shipping_service.rs", 18, '#[post("/get-quote")]'),
+        _cite("shipping/src/shipping_service.rs", 47, '#[post("/ship-order")]'),
+    ),
+    "email": (
+        _cite("email/email_server.rb", 33, 'c.use "OpenTelemetry::Instrumentation::Sinatra"'),
+        _cite("email/email_server.rb", 43, 'post "/send_order_confirmation" do'),
+        _cite("email/email_server.rb", 64, 'tracer.in_span("send_email")'),
+        _cite("email/Gemfile", 22, '"opentelemetry-instrumentation-all",   "~> 0.87"'),
+    ),
+    "quote": (
+        _cite("quote/app/routes.php", 19, "->spanBuilder('calculate-quote')"),
+        _cite("quote/app/routes.php", 52, "$app->post('/getquote'"),
+        _cite("quote/composer.json", 13, '"open-telemetry/opentelemetry-auto-slim": "1.3.0"'),
+    ),
+    "recommendation": (
+        _cite("recommendation/Dockerfile", 30, "/venv/bin/opentelemetry-instrument"),
+        _cite("recommendation/requirements.txt", 4, "opentelemetry-distro==0.60b1"),
+        _cite(
+            "recommendation/recommendation_server.py",
+            70,
+            'tracer.start_as_current_span("get_product_list")',
+        ),
+    ),
+    "ad": (
+        _cite("ad/Dockerfile", 32, "ENV JAVA_TOOL_OPTIONS=-javaagent:"),
+        Cited("opentelemetry-demo-2.2.0/.env", 8, "OTEL_JAVA_AGENT_VERSION=2.23.0"),
+    ),
+}
+"""Per instrumented deployment, the lines that show its instrumentation, its pins and the
+names of the spans its own code opens."""
+
+
+def _service(
+    name: str, server: Callable[[str], tuple[SpanShape, ...]], client: Client, source: str
+) -> ServiceTracing:
+    return ServiceTracing(
+        service_name=name, server=server, client=client, source=source, evidence=EVIDENCE[name]
+    )
+
+
+TRACING = Tracing(
+    services={
+        "frontend-proxy": _service("frontend-proxy", _proxy_server, _proxy_client, _ENVOY),
+        "frontend": _service(
+            "frontend", _frontend_server, _grpc_client("grpc.", _FRONTEND), _FRONTEND
+        ),
+        "checkout": _service(
+            "checkout",
+            _grpc_server("checkout", "", grpc_go_server_error, _CHECKOUT),
+            _checkout_client,
+            _CHECKOUT,
+        ),
+        "product-catalog": _service(
+            "product-catalog",
+            _grpc_server("product-catalog", "", grpc_go_server_error, _CATALOG),
+            _catalog_client,
+            _CATALOG,
+        ),
+        "cart": _service("cart", _cart_server, _cart_client, _CART),
+        "currency": _service("currency", _currency_server, _none, _CURRENCY),
+        "payment": _service("payment", _payment_server, _none, _PAYMENT),
+        "shipping": _service("shipping", _http_server(_SHIPPING), _shipping_client, _SHIPPING),
+        "email": _service("email", _email_server, _none, _EMAIL),
+        "quote": _service("quote", _quote_server, _none, _QUOTE),
+        "recommendation": _service(
+            "recommendation",
+            _recommendation_server,
+            _grpc_client("/", _RECOMMENDATION),
+            _RECOMMENDATION,
+        ),
+        "ad": _service("ad", _grpc_server("ad", "", grpc_go_server_error, _AD), _none, _AD),
+    },
+    not_instrumented={
+        "postgresql": "the postgres:17 image; seen only as product-catalog's otelsql spans",
+        "valkey-cart": "the valkey image; seen only as cart's Redis client spans",
+        "kafka": "the apache/kafka image; seen only as checkout's producer span",
+        "otel-collector-agent": "the collector itself (its own telemetry is not traced)",
+    },
+    pending={
+        "product-reviews": "instrumented upstream (opentelemetry-instrument); not yet simulated",
+        "llm": "instrumented upstream (Python); not yet simulated",
+        "load-generator": "Locust's requests instrumentation (locustfile.py); not yet simulated",
+        "flagd": "flagd's own OTel spans; its calls are left out of the request trees",
+        "image-provider": "nginx with the otel module; no route of the load model reaches it",
+        "accounting": "Kafka consumer off the user path (no route reaches it)",
+        "fraud-detection": "Kafka consumer off the user path (no route reaches it)",
+    },
+    path_attribute="http.url",
+    path_prefix="http://frontend-proxy:8080",
+)
+"""The Astronomy Shop's traces."""
