@@ -201,6 +201,7 @@ def open_target(manifest: Manifest, run_dir: Path, *, reverting: bool = False) -
         reverting=reverting,
         noise=manifest.noise,
         topology=manifest.topology,
+        traces=manifest.traces,
     )
 
 

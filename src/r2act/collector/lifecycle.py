@@ -362,7 +362,11 @@ class IncidentRun:
             "formats": formats,
         }
         if sample is not None:  # absent without traces: such an incident.json is unchanged
-            document["traces"] = {"sample": sample}
+            traces: dict[str, float | str] = {"sample": sample}
+            store_at = getattr(self.cluster, "trace_store", None)
+            if isinstance(store_at, str):  # a real cluster's store; the simulator has none
+                traces["store"] = store_at
+            document["traces"] = traces
         if p.lane is not None:
             document["lane"] = dict(p.lane)
         store.write_json(self.directory / layout.INCIDENT_JSON, document)
