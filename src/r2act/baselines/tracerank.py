@@ -108,8 +108,12 @@ def anomalous_spans(spans: pd.DataFrame, topology: Topology) -> pd.DataFrame:
     own = _own(spans, topology)
     normal = own[own["phase"] == "pre"].groupby("node")["own_s"].agg(["mean", "std"])
     during = own[own["phase"] == "during"].copy()
-    mean = during["node"].map(normal["mean"])
-    spread = np.maximum(during["node"].map(normal["std"]).fillna(0.0), SD_FLOOR * mean)
+    # a node no pre span shares maps to missing; cast, since mapping an Arrow string column
+    # through an empty table keeps the string type
+    mean = during["node"].map(normal["mean"]).astype(float)
+    spread = np.maximum(
+        during["node"].map(normal["std"]).astype(float).fillna(0.0), SD_FLOOR * mean
+    )
     slow = (during["own_s"] > mean + K_SD * spread).fillna(False).to_numpy(dtype=bool)
     during["anomalous"] = slow | during["own_error"].to_numpy(dtype=bool)
     return during

@@ -109,3 +109,32 @@ def test_an_error_is_charged_where_it_began_and_a_client_span_to_its_callee() ->
     assert callee(json.dumps({"rpc.service": "hipstershop.CartService"}), BOUTIQUE) == "cartservice"
     assert callee(json.dumps({"rpc.service": "grpc.health.v1.Health"}), BOUTIQUE) is None
     assert callee(json.dumps({"peer.service": "adservice"}), BOUTIQUE) == "adservice"
+
+
+def test_a_case_with_no_during_span_or_no_pre_peer_is_judged() -> None:
+    """The dataset hands out Arrow string columns; mapping one through the pre baseline
+    keeps the string type when nothing maps (no during span), which must not break the
+    slowness test. A during span with no pre peer is judged by its error alone."""
+    from r2act.baselines.tracerank import anomalous_spans
+    from r2act.systems import INSTALLED
+
+    text = ("phase", "trace_id", "span_id", "parent_id", "service", "operation", "kind")
+    row = {
+        "phase": "during",
+        "trace_id": "a" * 32,
+        "span_id": "b" * 16,
+        "parent_id": "",
+        "service": "frontend",
+        "operation": "GET",
+        "kind": "server",
+        "start": 0.0,
+        "duration_s": 0.5,
+        "attributes": "{}",
+    }
+    topology = INSTALLED["astronomyshop"].topology
+    arrow = {c: "string[pyarrow]" for c in (*text, "status", "attributes")}
+    rows = [{**row, "status": "error"}, {**row, "span_id": "c" * 16, "status": "ok"}]
+    judged = anomalous_spans(pd.DataFrame(rows).astype(arrow), topology)
+    assert judged["anomalous"].tolist() == [True, False]
+    pre_only = [{**r, "phase": "pre"} for r in rows]
+    assert anomalous_spans(pd.DataFrame(pre_only).astype(arrow), topology).empty
