@@ -214,28 +214,41 @@ def write_logs(
     """
     encoder = _LineEncoder([] if keep is not None else None)
     count = 0
+
+    def chunks() -> Iterator[bytes]:
+        nonlocal count
+        for batch in batches:
+            count += len(batch)
+            yield encoder.encode(batch)
+            # a LogLine is a tuple, which the garbage collector tracks: not kept alive
+            # while the next batch is generated, it does not bring the next full pass closer
+            del batch
+
+    _compress_chunks(path, level, chunks())
+    if keep is not None:
+        keep(encoder.written())
+    return count
+
+
+def _compress_chunks(path: Path, level: int, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` through one compressed stream into ``path``, atomically.
+
+    Chunks are handed over in runs of at least ``_CHUNK_BYTES`` (fewer thread switches);
+    the same chunks in the same order give the same bytes."""
     pending: list[bytes] = []
     size = 0
     with atomic_file(path) as handle:
         compressor = _Compressor(handle, _stream(path, level))
         try:
-            for batch in batches:
-                count += len(batch)
-                chunk = encoder.encode(batch)
+            for chunk in chunks:
                 pending.append(chunk)
                 size += len(chunk)
-                if size >= _CHUNK_BYTES:  # hand over big chunks: fewer thread switches
+                if size >= _CHUNK_BYTES:
                     compressor.write(b"".join(pending))
                     pending, size = [], 0
-                # a LogLine is a tuple, which the garbage collector tracks: not kept alive
-                # while the next batch is generated, it does not bring the next full pass closer
-                del batch
             compressor.write(b"".join(pending))
         finally:
             compressor.close()
-    if keep is not None:
-        keep(encoder.written())
-    return count
 
 
 def write_traces(path: Path, batches: Iterable[Sequence[Span]], level: int = 1) -> int:
@@ -247,22 +260,14 @@ def write_traces(path: Path, batches: Iterable[Sequence[Span]], level: int = 1) 
     """
     encoder = _SpanEncoder()
     count = 0
-    pending: list[bytes] = []
-    size = 0
-    with atomic_file(path) as handle:
-        compressor = _Compressor(handle, _stream(path, level))
-        try:
-            for batch in batches:
-                count += len(batch)
-                chunk = encoder.encode(batch)
-                pending.append(chunk)
-                size += len(chunk)
-                if size >= _CHUNK_BYTES:
-                    compressor.write(b"".join(pending))
-                    pending, size = [], 0
-            compressor.write(b"".join(pending))
-        finally:
-            compressor.close()
+
+    def chunks() -> Iterator[bytes]:
+        nonlocal count
+        for batch in batches:
+            count += len(batch)
+            yield encoder.encode(batch)
+
+    _compress_chunks(path, level, chunks())
     return count
 
 
