@@ -392,8 +392,9 @@ def _serve_page(harness: Harness) -> Callable[[kmock.Request], bytes]:
     return serve
 
 
-def seed_boutique(harness: Harness) -> None:
-    """Three services, their pods, a rollout history for cartservice and a few events."""
+def seed_namespace(harness: Harness) -> None:
+    """The empty opted-in namespace every seeded system starts from: chaos, workload and
+    event resources, the namespace itself with the harness's labels, and pod logs."""
     handler = harness.kmock
     for plural in CHAOS_PLURALS:
         handler.resources[f"chaos-mesh.org/v1alpha1/{plural}"] = {}
@@ -407,6 +408,12 @@ def seed_boutique(harness: Harness) -> None:
         }
     )
     handler[re.compile(rf"/api/v1/namespaces/{NS}/pods/[^/]+/log")] << _serve_log(harness)
+
+
+def seed_boutique(harness: Harness) -> None:
+    """Three services, their pods, a rollout history for cartservice and a few events."""
+    handler = harness.kmock
+    seed_namespace(harness)
     handler[f"get /api/v1/namespaces/{NS}/services/frontend:80/proxy/*"] << _serve_page(harness)
     handler[f"post /api/v1/namespaces/{NS}/services/frontend:80/proxy/*"] << _serve_page(harness)
 

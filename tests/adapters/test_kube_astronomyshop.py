@@ -12,7 +12,6 @@ objects a plan removes are filed under the chart's workload label.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,13 +20,12 @@ import kmock
 import pytest
 import yaml
 from kube_harness import (
-    CHAOS_PLURALS,
     NOW,
     NS,
     EmulatorThread,
     FakeClock,
     Harness,
-    _serve_log,
+    seed_namespace,
     ts,
 )
 
@@ -93,18 +91,7 @@ def shop(reference_dir: Path) -> Iterator[_Shop]:
     with EmulatorThread() as emulator:
         harness = Harness(emulator=emulator, clock=FakeClock())
         handler = harness.kmock
-        for plural in CHAOS_PLURALS:
-            handler.resources[f"chaos-mesh.org/v1alpha1/{plural}"] = {}
-        for resource in ("apps/v1/deployments", "apps/v1/replicasets", "v1/pods", "v1/events"):
-            handler.resources[resource] = {}
-        handler[f"get /api/v1/namespaces/{NS}"] << (
-            lambda: {
-                "apiVersion": "v1",
-                "kind": "Namespace",
-                "metadata": {"name": NS, "labels": dict(harness.namespace_labels)},
-            }
-        )
-        handler[re.compile(rf"/api/v1/namespaces/{NS}/pods/[^/]+/log")] << _serve_log(harness)
+        seed_namespace(harness)
         seeded = _Shop(harness)
         handler[f"get {_PROXY}/*"] << seeded.serve
         handler[f"post {_PROXY}/*"] << seeded.serve

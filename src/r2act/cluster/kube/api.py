@@ -329,10 +329,7 @@ class KubeApi:
         perm = SERVICE_PROXY_GET if method == "GET" else SERVICE_PROXY_CREATE
         assert perm in REQUIRED_PERMISSIONS, f"{perm} missing from REQUIRED_PERMISSIONS"
         api = self._core.api_client
-        resource = (
-            f"/api/v1/namespaces/{_escaped(self.namespace)}/services/{_escaped(service)}/proxy/"
-            + _escaped(path.lstrip("/"))
-        )
+        resource = self._proxy_path(service, path)
         headers = {"Content-Type": "application/x-www-form-urlencoded"} if form else {}
         if json_body is not None:
             headers = {"Content-Type": "application/json"}
@@ -358,16 +355,20 @@ class KubeApi:
             )
         return status
 
+    def _proxy_path(self, service: str, path: str) -> str:
+        """The API server's proxy path to ``path`` of a service of the namespace."""
+        return (
+            f"/api/v1/namespaces/{_escaped(self.namespace)}/services/{_escaped(service)}/proxy/"
+            + _escaped(path.lstrip("/"))
+        )
+
     def service_get(self, service: str, path: str, query: Sequence[tuple[str, str]]) -> bytes:
         """GET ``path?query`` of a service through the API server's proxy: the body of a 2xx
         answer, else the translated error; one attempt (the caller retries, e.g. the trace
         store's reader, ``cluster.jaeger``)."""
         what = f"GET {service}{path} through the service proxy"
         api = self._core.api_client
-        resource = (
-            f"/api/v1/namespaces/{_escaped(self.namespace)}/services/{_escaped(service)}/proxy/"
-            + _escaped(path.lstrip("/"))
-        )
+        resource = self._proxy_path(service, path)
         try:
             request = api.param_serialize(
                 method="GET",
