@@ -50,14 +50,20 @@ class Span(NamedTuple):
 _LOW_64 = (1 << 64) - 1
 
 
+def kept_bound(rate: float) -> int:
+    """The bound a kept trace id's lower 64 bits lie below at sampling ``rate``: 0 keeps
+    none, ``2**64`` all (``TraceIdRatioBased`` compares against ``rate * 2**64``)."""
+    if rate >= 1.0:
+        return 1 << 64
+    if rate <= 0.0:
+        return 0
+    return int(rate * (1 << 64))
+
+
 def keeps_trace(trace_id: str, rate: float) -> bool:
     """Whether a whole trace is kept at sampling ``rate`` (0 keeps none, 1 keeps all).
 
     The decision reads only the id's lower 64 bits, so it is the same on every span of the
     trace, in every adapter and in every run.
     """
-    if rate >= 1.0:
-        return True
-    if rate <= 0.0:
-        return False
-    return int(trace_id[-16:], 16) & _LOW_64 < int(rate * (1 << 64))
+    return int(trace_id[-16:], 16) & _LOW_64 < kept_bound(rate)

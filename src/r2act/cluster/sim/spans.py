@@ -1,9 +1,9 @@
 """Spans of the simulated requests: the route call trees walked one request at a time.
 
 Logs are drawn from the scene's rates; spans need single requests, so here each 10-second
-bucket piece (the same pieces, the same scenes as ``logs``) draws how many requests each
-route served, gives each its trace id, decides from that id alone whether the trace is
-kept (``schema.traces.keeps_trace``) and only then walks the kept request through the
+bucket piece (the same pieces, the same scenes as ``logs``) draws the requests each route
+served that the sampler keeps, and only those (``_kept_ids``: their trace ids, all
+satisfying ``schema.traces.keeps_trace``), then walks each kept request through the
 route's calls (``System.route_calls``): each call succeeds, fails to connect, runs out of
 its deadline or fails in its handler with the chances the scene gives that edge and that
 callee, and takes the scene's latency (the callee's own time, its faults' extra, its own
@@ -11,10 +11,11 @@ calls in turn), jittered per call. The system's ``Tracing`` says which deploymen
 which span; an uninstrumented callee opens none, so it shows only as its caller's client
 span, and a call whose caller is uninstrumented leaves no span at all.
 
-Every draw comes from generators keyed by ``("spans", ...)`` and the trace id, apart from
-the log, metric and event streams, so collecting traces changes no other file; the ids
-are the cluster seed's and the request's (route, bucket piece, index), so a window read
-twice gives the same spans.
+Every draw comes from generators keyed by ``("spans", ...)`` (a piece's ids) and by the
+trace id (its walk), apart from the log, metric and event streams, so collecting traces
+changes no other file; the ids are the cluster seed's and the request's (route, bucket
+piece, rank), so a window read twice gives the same spans, and a request kept at a lower
+rate is the same trace, span for span, at a higher one.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from r2act.cluster.sim.logs import BUCKET_S, pieces, poisson
+from r2act.cluster.sim.logs import BUCKET_S, pieces
 from r2act.cluster.sim.scene import Scene, ServiceView, _edge_faults
 from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.cluster.sim.traffic import Call, route_calls
 from r2act.schema import TimeWindow, Topology
-from r2act.schema.traces import AttributeValue, Span, SpanStatus, keeps_trace
+from r2act.schema.traces import AttributeValue, Span, SpanStatus, kept_bound
 from r2act.systems import system_of
 from r2act.systems.tracing import (
     GRPC_DEADLINE,
@@ -293,6 +294,36 @@ def _call(walk: _Walk, caller: str, call: Call, parent: str, start: float) -> tu
     return took, outcome
 
 
+_BLOCK_BITS = 11
+"""Low bits of a trace id below a double's 53-bit precision: drawn uniformly apart."""
+
+
+def _kept_ids(draws: random.Random, expected: float, bound: int) -> Iterator[tuple[int, int]]:
+    """The (upper, lower 64 bits) ids of one piece's kept requests, lowest lower half first.
+
+    A piece serves a Poisson number of requests (mean ``expected``) whose ids are uniform;
+    equivalently, their lower halves, read as fractions of 2**64, are the points of a
+    Poisson process of intensity ``expected`` on [0, 1), walked here in increasing order by
+    exponential gaps. The walk stops at the first point above the sampling bound
+    (``schema.traces.kept_bound``), so only kept requests cost anything, every id yielded
+    satisfies ``keeps_trace``, and a lower rate keeps a prefix of a higher rate's requests:
+    the same requests with the same ids, as ``TraceIdRatioBased`` would.
+    """
+    if expected <= 0.0 or bound <= 0:
+        return
+    point = 0.0
+    expovariate, getrandbits = draws.expovariate, draws.getrandbits
+    while True:
+        point += expovariate(expected)
+        block = int(point * (1 << 53)) << _BLOCK_BITS  # exact: point < 1 has 53 bits
+        if block >= bound:
+            return
+        low = block | getrandbits(_BLOCK_BITS)
+        high = getrandbits(64)
+        if low < bound:  # the bound's own block: past the bound, but later points may not be
+            yield high, low
+
+
 class SpanSource:
     """The spans of a simulated system's requests, window by window (``TraceSource``)."""
 
@@ -357,6 +388,7 @@ class SpanSource:
         entry = topology.entrypoint
         front = scene.services.get(entry) or ServiceView()
         draws = self._draws
+        bound = kept_bound(sample)
         for route in topology.routes:
             view = scene.routes.get(route.scope)
             if view is None:
@@ -364,13 +396,9 @@ class SpanSource:
             reach = (view.rate + view.redirected) * (1 - view.user_dns[0])
             reach *= (1 - view.frontend_down) * (1 - view.abort_share)
             draws.seed(key_int(self.seed, "spans", "requests", route.scope, *key))
-            count = poisson(draws, reach * (b - a))
-            for i in range(count):
-                trace_id = f"{key_int(self.seed, 'spans', 'trace', route.scope, *key, i):016x}"
-                trace_id += f"{key_int(self.seed, 'spans', 'trace-low', route.scope, *key, i):016x}"
-                if not keeps_trace(trace_id, sample):
-                    continue  # decided before any span is made: cost follows the kept share
-                r = random.Random(key_int(self.seed, "spans", "draws", trace_id))
+            for high, low in _kept_ids(draws, reach * (b - a), bound):
+                trace_id = f"{high:016x}{low:016x}"
+                r = random.Random(high << 64 | low)
                 walk = _Walk(trace_id, self.seed, scene, edges, self.tracing, r, self._shapes)
                 arrived = a + (b - a) * r.random()
                 path = route.path
