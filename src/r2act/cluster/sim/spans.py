@@ -39,7 +39,6 @@ from r2act.systems.tracing import (
     GRPC_OK,
     GRPC_UNAVAILABLE,
     NO_RESPONSE,
-    ServiceTracing,
     SpanShape,
     Tracing,
 )
@@ -120,26 +119,23 @@ class _Shapes:
         return self._client[key]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Walk:
     """One kept request being turned into spans."""
 
     trace_id: str
-    seed: int
     scene: Scene
     edges: dict[tuple[str, str], tuple[float, str]]
     tracing: Tracing
     r: random.Random
     shapes: _Shapes
     spans: list[Span] = field(default_factory=list)
-    count: int = 0
     muted: int = 0
     """Above zero while walking below an uninstrumented service: it propagates no trace
     context, so what its callees open belongs to other traces (not made here)."""
 
     def new_id(self) -> str:
         """The next span id: drawn from the trace's own generator (seeded by its id)."""
-        self.count += 1
         return f"{self.r.getrandbits(64):016x}"
 
 
@@ -147,24 +143,23 @@ def _emit(
     walk: _Walk,
     service: str,
     shape: SpanShape,
-    *,
     ids: tuple[str, str],
-    times: tuple[float, float],
+    *,
+    start: float,
+    length_ms: float,
     outcome: str,
     extra: dict[str, AttributeValue] | None = None,
 ) -> None:
-    """Append one span: ``ids`` (its id, its parent's), ``times`` (start s, length ms).
+    """Append one span: ``ids`` (its id, its parent's), its start (s) and length (ms).
 
     Spans of one shape and outcome share one attributes dict (``_Shapes.outcome``): it is
-    never changed once made, and the raw-store writer encodes it once."""
-    if walk.muted:
-        return
+    never changed once made, and the raw-store writer encodes it once. Called once per
+    span, so it builds the tuple directly (``new``)."""
     code, status, attributes = walk.shapes.outcome(shape, outcome)
     if extra:
         attributes = {**attributes, **extra}
         if shape.code_attribute is not None and code != NO_RESPONSE:  # the code stays last
             attributes[shape.code_attribute] = attributes.pop(shape.code_attribute)
-    start, length_ms = times
     walk.spans.append(
         new(
             Span,
@@ -176,7 +171,7 @@ def _emit(
                 shape.name,
                 shape.kind,
                 round(start, 6),
-                round(max(0.0, length_ms) / 1000.0, 6),
+                round(length_ms / 1000.0, 6) if length_ms > 0.0 else 0.0,
                 status,
                 attributes,
             ),
@@ -184,10 +179,12 @@ def _emit(
     )
 
 
-def _own_ms(walk: _Walk, service: str) -> float:
-    """The service's own time for one call, jittered (the scene's healthy cost)."""
-    base = walk.scene.service_ms.get(service, 3.0)
-    return base * math.exp(walk.r.gauss(-(JITTER_SIGMA**2) / 2, JITTER_SIGMA))
+_JITTER_MU = -(JITTER_SIGMA**2) / 2
+"""The log-normal's mu that keeps a jittered time's mean at the scene's cost."""
+_ABSENT = ServiceView(fail=1.0)
+"""A callee the scene does not know: every call to it fails (never changed)."""
+_IDLE = ServiceView()
+"""A caller the scene does not know: no egress delay (never changed)."""
 
 
 def _handle(
@@ -201,65 +198,73 @@ def _handle(
     extra_ms: float,
     extra_attributes: dict[str, AttributeValue] | None = None,
 ) -> tuple[float, str]:
-    """A handler of ``service`` serving ``op``: its server spans around its calls.
+    """A handler of ``service`` serving ``op``: its server spans around its calls, its own
+    time the scene's healthy cost jittered log-normally.
 
     Returns (its length in ms, outcome: ``ok`` or ``handler``)."""
+    scene, r = walk.scene, walk.r
     traced = walk.tracing.services.get(service)
     shapes = walk.shapes.server(service, op)
-    ids = [walk.new_id() for _ in shapes]
+    ids = [f"{r.getrandbits(64):016x}" for _ in shapes]
     inner_parent = ids[-1] if ids else parent
-    own = _own_ms(walk, service) + extra_ms
-    cursor = start + (len(shapes) * NESTED_MS + own / 2) / 1000.0
+    own = scene.service_ms.get(service, 3.0) * math.exp(r.gauss(_JITTER_MU, JITTER_SIGMA))
+    own += extra_ms
+    nested = len(shapes) * NESTED_MS
+    cursor = start + (nested + own / 2) / 1000.0
     outcome = "ok"
-    view = walk.scene.services.get(service)
+    view = scene.services.get(service)
     flagged = view.op_fail.get(op) if view is not None else None
-    if flagged is not None and flagged[1] != "flag_caught" and walk.r.random() < flagged[0]:
+    if flagged is not None and flagged[1] != "flag_caught" and r.random() < flagged[0]:
         outcome = "handler"  # the flag's code path fails the handler before its calls
-    walk.muted += traced is None
-    for call in calls if outcome == "ok" else ():
-        failed = False
-        for _ in range(call.count):
-            took, result = _call(walk, service, call, inner_parent, cursor)
-            cursor += took / 1000.0
-            if result != "ok" and call.fatal:
-                failed = True
-                break
-        if failed:
-            outcome = "handler"
-            break
-    walk.muted -= traced is None
-    length = (cursor - start) * 1000.0 + own / 2 + len(shapes) * NESTED_MS
-    if traced is not None:
+    if outcome == "ok" and calls:
+        if traced is None:
+            walk.muted += 1
+        cursor, outcome = _calls(walk, service, calls, inner_parent, cursor)
+        if traced is None:
+            walk.muted -= 1
+    length = (cursor - start) * 1000.0 + own / 2 + nested
+    if traced is not None and not walk.muted:
+        name = traced.service_name
         for depth, shape in enumerate(shapes):
-            span_start = start + depth * NESTED_MS / 1000.0
-            extra = extra_attributes if depth == 0 else None
-            span_ids = (ids[depth], ids[depth - 1] if depth else parent)
-            times = (span_start, length - 2 * depth * NESTED_MS)
             _emit(
                 walk,
-                traced.service_name,
+                name,
                 shape,
-                ids=span_ids,
-                times=times,
+                (ids[depth], ids[depth - 1] if depth else parent),
+                start=start + depth * NESTED_MS / 1000.0,
+                length_ms=length - 2 * depth * NESTED_MS,
                 outcome=outcome,
-                extra=extra,
+                extra=None if depth else extra_attributes,
             )
     return length, outcome
+
+
+def _calls(
+    walk: _Walk, service: str, calls: tuple[Call, ...], parent: str, cursor: float
+) -> tuple[float, str]:
+    """A handler's calls one after another from ``cursor`` (s); a failed call it does not
+    tolerate fails the handler there. Returns (the cursor after them, outcome)."""
+    for call in calls:
+        for _ in range(call.count):
+            took, result = _call(walk, service, call, parent, cursor)
+            cursor += took / 1000.0
+            if result != "ok" and call.fatal:
+                return cursor, "handler"
+    return cursor, "ok"
 
 
 def _call(walk: _Walk, caller: str, call: Call, parent: str, start: float) -> tuple[float, str]:
     """One outgoing call of ``caller``: its client span (where the caller's libraries open
     one) and the callee's handler. Returns (its length in ms, outcome)."""
-    scene = walk.scene
-    callee = scene.services.get(call.callee) or ServiceView(fail=1.0)
-    caller_view = scene.services.get(caller) or ServiceView()
-    traced: ServiceTracing | None = walk.tracing.services.get(caller)
+    scene, r = walk.scene, walk.r
+    services = scene.services
+    callee = services.get(call.callee) or _ABSENT
+    egress = (services.get(caller) or _IDLE).egress_ms
     shape = walk.shapes.client(caller, call.callee, call.op)
-    span_id = walk.new_id() if shape is not None else parent
+    span_id = f"{r.getrandbits(64):016x}" if shape is not None else parent
     p_edge, edge_kind = walk.edges.get((caller, call.callee), (0.0, ""))
-    egress = caller_view.egress_ms
     deadline = call.deadline_ms
-    if walk.r.random() < p_edge or not callee.ready:
+    if r.random() < p_edge or not callee.ready:
         kind = edge_kind.split("@", 1)[0] if p_edge > 0 and callee.ready else "unavailable"
         took = CONNECT_FAIL_MS.get(kind, CONNECT_TIMEOUT_MS) + egress
         outcome = "connect"
@@ -274,23 +279,18 @@ def _call(walk: _Walk, caller: str, call: Call, parent: str, start: float) -> tu
             call.children,
             parent=span_id,
             start=server_start,
-            extra_ms=callee.extra_for(caller),
+            extra_ms=callee.caller_extra.get(caller, callee.extra_ms),  # ServiceView.extra_for
         )
         took = served + egress + HOP_MS
         if deadline is not None:
             budget = deadline - took
-            late = took > deadline or walk.r.random() < scene.pause_late(call.callee, budget)
+            late = took > deadline or r.random() < scene.pause_late(call.callee, budget)
             if late:
                 took, outcome = deadline, "deadline"
-    if shape is not None and traced is not None:
-        _emit(
-            walk,
-            traced.service_name,
-            shape,
-            ids=(span_id, parent),
-            times=(start, took),
-            outcome=outcome,
-        )
+    if shape is not None and not walk.muted:
+        traced = walk.tracing.services[caller]  # a client shape means a traced caller
+        ids = (span_id, parent)
+        _emit(walk, traced.service_name, shape, ids, start=start, length_ms=took, outcome=outcome)
     return took, outcome
 
 
@@ -399,7 +399,7 @@ class SpanSource:
             for high, low in _kept_ids(draws, reach * (b - a), bound):
                 trace_id = f"{high:016x}{low:016x}"
                 r = random.Random(high << 64 | low)
-                walk = _Walk(trace_id, self.seed, scene, edges, self.tracing, r, self._shapes)
+                walk = _Walk(trace_id, scene, edges, self.tracing, r, self._shapes)
                 arrived = a + (b - a) * r.random()
                 path = route.path
                 if path.endswith("*") and self.path_ids:
