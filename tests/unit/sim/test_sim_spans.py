@@ -310,6 +310,18 @@ def test_the_kept_share_follows_the_rate_and_keeps_whole_traces(tmp_path: Path) 
     assert not _spans(cluster, window, 0.0)
 
 
+def test_a_rate_keeps_exactly_the_higher_rates_traces_under_its_bound(tmp_path: Path) -> None:
+    """Only kept requests are drawn, yet the sampler reads as if every request had an id
+    and the rule dropped the rest: at any two rates, the lower one's traces are exactly
+    the higher one's whose ids pass the lower bound, span for span."""
+    cluster, window = _healthy(tmp_path, "onlineboutique")
+    by_rate = {rate: _traces(_spans(cluster, window, rate)) for rate in (1.0, 0.3, 0.05)}
+    for high, low in ((1.0, 0.3), (0.3, 0.05), (1.0, 0.05)):
+        expected = {t: s for t, s in by_rate[high].items() if keeps_trace(t, low)}
+        assert by_rate[low] == expected, (high, low)
+    assert len(by_rate[0.05]) > 10
+
+
 def test_spans_do_not_depend_on_what_was_read_before(
     make_cluster: Callable[..., SimulatedCluster],
 ) -> None:
