@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from r2act.campaigns import Manifest, plan_incidents, render_chaos
 from r2act.cluster.sim import SimulatedCluster
-from r2act.schema import TimeWindow
+from r2act.schema import FaultType, PlannedIncident, TimeWindow
 from r2act.schema.traces import Span, keeps_trace
 from r2act.systems import SYSTEMS, get_system
 
@@ -149,3 +150,48 @@ def test_a_consumers_trace_is_kept_with_the_order_it_consumes(
         t for t, members in kept.items() if members[0].service in ("accounting", "fraud-detection")
     ]
     assert consumers and {t[16:] for t in consumers} == orders
+
+
+def _pod_failure(tmp_path: Path, service: str) -> tuple[SimulatedCluster, PlannedIncident, str]:
+    """A fresh shop, 200 s healthy, then 60 s of a pod failure of ``service`` (returns the
+    chaos object's name)."""
+    manifest = Manifest.model_validate(
+        {
+            "name": "t",
+            "system": "astronomyshop",
+            "target": {"kind": "sim"},
+            "services": [service],
+            "faults": [{"type": "pod_failure", "intensities": ["severe"]}],
+        },
+        strict=False,
+    )
+    (planned,) = plan_incidents(manifest)
+    cluster = SimulatedCluster(
+        tmp_path,
+        seed=4,
+        users=get_system("astronomyshop").users,
+        topology=SYSTEMS["astronomyshop"],
+        glitches=NO_GLITCHES,
+    )
+    cluster.clock.sleep(200)
+    ref = cluster.inject(render_chaos(planned, "default", SYSTEMS["astronomyshop"]))
+    cluster.clock.sleep(60)
+    return cluster, planned, ref.name
+
+
+def test_a_consumer_that_is_down_opens_no_trace_and_no_span_carries_the_answer(
+    tmp_path: Path,
+) -> None:
+    cluster, planned, chaos_name = _pod_failure(tmp_path, "accounting")
+    now = cluster.clock.now()
+    during = [s for b in cluster.traces(TimeWindow(now - 50, now), 1.0) for s in b]
+    before = [s for b in cluster.traces(TimeWindow(now - 240, now - 60), 1.0) for s in b]
+    assert {"accounting", "fraud-detection"} <= {s.service for s in before}
+    assert "accounting" not in {s.service for s in during}
+    assert _publishes(during) and "fraud-detection" in {s.service for s in during}
+    answers = {planned.id, chaos_name, "chaos", *(f.value for f in FaultType)}
+    answers |= {f.value.replace("_", "-") for f in FaultType}
+    for span in before + during:
+        text = " ".join(f"{k}={v}" for k, v in span.attributes.items()).lower()
+        text += f" {span.operation.lower()}"
+        assert not any(a.lower() in text for a in answers), span

@@ -527,7 +527,7 @@ def _load_tasks(scope: str) -> tuple[tuple[float, tuple[SpanShape, ...]], ...]:
         for sent, count in requests:
             if sent != scope:
                 continue
-            spans = (_task_span(task),)
+            spans: tuple[SpanShape, ...] = (_task_span(task),)
             if task.startswith("checkout") and scope in cart_round:
                 spans = (*spans, _task_span(NESTED_TASK))
             found.append((weight * count, spans))
