@@ -56,9 +56,39 @@ the whole-trace rate is r2act's. Per service, the set-up line and the pin:
 - **ad** (Java): the OpenTelemetry Java agent 2.23.0 (``ad/Dockerfile`` L31-L32;
   ``build.gradle`` L20), gRPC server spans ``oteldemo.AdService/<Method>``.
 
+- **product-reviews** (Python): ``opentelemetry-instrument`` after ``opentelemetry-bootstrap``
+  (``product-reviews/Dockerfile`` L15, L31; distro 0.60b1, ``requirements.txt`` L4): gRPC
+  server spans like recommendation's, each handler's own span (``get_product_reviews``,
+  ``get_ai_assistant_response``: ``product_reviews_server.py`` L119, L157), psycopg2's
+  ``SELECT`` spans, and the OpenAI client's ``chat astronomy-llm`` spans of the GenAI
+  instrumentation (``llm/README.md`` L9-L11; the chart sets its
+  ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``).
+- **llm**: not instrumented (plain ``python app.py``, no OpenTelemetry pin).
+- **load-generator** (Locust): the locustfile's own SDK set-up and ``RequestsInstrumentor``
+  (``load-generator/locustfile.py`` L41-L44, L71): every task opens ``user_<task>`` in a new
+  trace (``context=Context()``, L122-L222) and requests' client span (named by the method)
+  is the parent of Envoy's ``ingress`` (``Tracing.origin``). A checkout's cart rounds run
+  inside its nested ``user_add_to_cart``. The engine walks one request at a time, so each
+  request of a multi-request task has its own trace (a simplification: upstream, the
+  task's requests share one).
+- **accounting** (.NET auto-instrumentation 1.13.0, ``accounting/Dockerfile`` L34-L36):
+  its loop's ``order-consumed`` activity, started before ``Consume`` with no parent
+  (``Consumer.cs`` L65), and the Kafka instrumentation's ``orders receive`` span in it.
+- **fraud-detection** (Java agent 2.23.0): with receive telemetry on (chart
+  ``component.yaml`` L1187-L1188) the poll's ``orders receive`` span roots a new trace and
+  ``orders process`` is its child; the link to checkout's producer span has no place in a
+  ``Span``. Both consumers' traces start ``QUEUE_LAG_MS`` after checkout's publish
+  (``Tracing.consumers``).
+- **image-provider** (nginx with ``ngx_otel_module``, ``nginx.conf.template`` L1, L13-L16):
+  one ``image-provider`` server span per request; no request of the load model reaches it
+  (Locust's ``HttpUser`` fetches no image; browser users are off).
+- **flagd** (pending): it exports traces, but flag evaluations are not in the trees.
+
 Named assumptions where a library's exact names are not in the pinned tree: the attribute
-sets are the RPC/HTTP conventions' required ones, not every optional attribute; the awc
-client span is named like the server's (``<METHOD> <path>``).
+sets are the RPC/HTTP/messaging conventions' required ones, not every optional attribute,
+and no per-request value (a product id, a question); the awc client span is named like the
+server's (``<METHOD> <path>``); the .NET Kafka consumer span is ``<topic> receive``, a
+child of the loop's activity (its instrumentation is not in the reference).
 """
 
 from __future__ import annotations
@@ -459,11 +489,19 @@ REVIEWS_QUERY = (
 """``fetch_product_reviews_from_db``'s query (``product-reviews/database.py`` L37)."""
 
 
+LLM_MODEL = "astronomy-llm"
+"""``LLM_MODEL`` in the chart (rendered ``component.yaml`` L1999), the model both chat calls
+name (``product_reviews_server.py`` L219, L293)."""
+
+
 def _reviews_client(callee: str, _op: str) -> SpanShape | None:
-    """psycopg2's DB-API spans (named by the statement's first word, with the statement)
-    and httpx's client span of the OpenAI client's POST to the llm (the old HTTP
-    conventions' name, the method): opentelemetry-bootstrap installs an instrumentation for
-    each library the image has (Dockerfile L15)."""
+    """psycopg2's DB-API spans (named by the statement's first word, with the statement),
+    and the OpenAI client's chat calls to the llm as the GenAI instrumentation
+    (``opentelemetry-instrumentation-openai-v2``, ``llm/README.md`` L9-L11) names them:
+    ``<operation> <model>``, an error when the call raises (a 4xx or 5xx answer, none).
+    opentelemetry-bootstrap installs an instrumentation for each library the image has
+    (Dockerfile L15); httpx's own span under the chat span is left out (one client span
+    per outgoing call in the engine), an assumption of this declaration."""
     if callee == "postgresql":
         attributes: Attributes = {
             "db.system": "postgresql",
@@ -474,15 +512,16 @@ def _reviews_client(callee: str, _op: str) -> SpanShape | None:
         }
         return _shape("SELECT", "client", attributes, None, grpc_client_error, _REVIEWS)
     if callee == "llm":
-        attributes = {"http.method": "POST", "http.url": "http://llm:8000/v1/chat/completions"}
+        attributes = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.system": "openai",
+            "gen_ai.request.model": LLM_MODEL,
+            "server.address": "llm",
+            "server.port": 8000,
+        }
+        name = f"chat {LLM_MODEL}"
         return _shape(
-            "POST",
-            "client",
-            attributes,
-            "http.status_code",
-            http_client_error,
-            _REVIEWS,
-            protocol="http",
+            name, "client", attributes, None, http_client_error, _REVIEWS, protocol="http"
         )
     return None
 
@@ -742,6 +781,17 @@ EVIDENCE: dict[str, tuple[Cited, ...]] = {
             'tracer.start_as_current_span("get_ai_assistant_response")',
         ),
         _cite("product-reviews/database.py", 37, REVIEWS_QUERY),
+        _cite("llm/README.md", 10, "opentelemetry-instrumentation-openai-v2"),
+        Cited(
+            "opentelemetry-demo-chart-0.40.10/examples/default/rendered/component.yaml",
+            2020,
+            "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+        ),
+        Cited(
+            "opentelemetry-demo-chart-0.40.10/examples/default/rendered/component.yaml",
+            1999,
+            f"value: {LLM_MODEL}",
+        ),
     ),
     "load-generator": (
         _cite(
@@ -864,7 +914,7 @@ TRACING = Tracing(
         "otel-collector-agent": "the collector itself (its own telemetry is not traced)",
         "llm": (
             "llm/Dockerfile L26 runs plain python app.py and llm/requirements.txt L1-L4 pins no "
-            "OpenTelemetry package: seen only as product-reviews' httpx client spans"
+            "OpenTelemetry package: seen only as product-reviews' chat client spans"
         ),
     },
     pending={
