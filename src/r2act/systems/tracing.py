@@ -6,7 +6,9 @@ its instrumentation opens for each handler (``server``) and for each outgoing ca
 library set, and the rule by which that library turns an outcome into the span status.
 The engine (``cluster/sim/spans``) walks its request trees through these declarations; it
 never spells a service or a span name itself. A deployment missing from ``services``
-emits no span at all: a call to it shows only as its caller's client span.
+emits no span at all: a call to it shows only as its caller's client span. A traced client
+in front of the entry point (``Origin``) and the consumers of a queue (``consumers``) are
+declared on the ``Tracing`` itself.
 
 Outcomes are protocol codes: a gRPC status code (0 OK, 4 DEADLINE_EXCEEDED, 13 INTERNAL,
 14 UNAVAILABLE) or an HTTP status code; ``NO_RESPONSE`` stands for an HTTP call that got

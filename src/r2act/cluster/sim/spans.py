@@ -11,6 +11,10 @@ calls in turn), jittered per call. The system's ``Tracing`` says which deploymen
 which span; an uninstrumented callee opens none, so it shows only as its caller's client
 span, and a call whose caller is uninstrumented leaves no span at all.
 
+A traced load generator (``Tracing.origin``) roots each request's trace in its task span
+and its HTTP client span (``_request``); a producer span's message opens, in each consumer
+the system declares (``Tracing.consumers``), a trace of its own (``_consume``).
+
 Every draw comes from generators keyed by ``("spans", ...)`` and the trace id, apart from
 the log, metric and event streams, so collecting traces changes no other file; the ids
 are the cluster seed's and the request's (route, bucket piece, index), so a window read
@@ -66,7 +70,6 @@ QUEUE_LAG_MS = 5.0
 """From a message's publish to its consumer's span: a consumer blocked in its poll gets the
 record as soon as the broker has it (assumption: a few milliseconds on one node; no source
 publishes the demo's lag)."""
-"""Offset of a span nested in its service's outer span (middleware before the handler)."""
 
 _CODES: dict[str, dict[str, int]] = {
     "grpc": {"ok": GRPC_OK, "connect": GRPC_UNAVAILABLE, "deadline": GRPC_DEADLINE},
