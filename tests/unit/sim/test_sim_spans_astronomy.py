@@ -196,3 +196,18 @@ def test_a_consumer_that_is_down_opens_no_trace_and_no_span_carries_the_answer(
         text = " ".join(f"{k}={v}" for k, v in span.attributes.items()).lower()
         text += f" {span.operation.lower()}"
         assert not any(a.lower() in text for a in answers), span
+
+
+def test_a_python_handlers_own_span_is_an_error_when_its_call_raises(tmp_path: Path) -> None:
+    """product-catalog down: recommendation's ``ListProducts`` call raises out of its
+    ``get_product_list`` block, which the Python SDK marks as an error, like the gRPC span."""
+    cluster, _, _ = _pod_failure(tmp_path, "product-catalog")
+    now = cluster.clock.now()
+    during = [s for b in cluster.traces(TimeWindow(now - 50, now), 1.0) for s in b]
+    before = [s for b in cluster.traces(TimeWindow(now - 240, now - 60), 1.0) for s in b]
+
+    def listing(spans: list[Span]) -> set[str]:
+        return {s.status for s in spans if s.operation == "get_product_list"}
+
+    assert listing(before) == {"unset"}
+    assert listing(during) == {"error"}

@@ -445,13 +445,16 @@ _RECOMMENDATION = "recommendation/recommendation_server.py L70 (opentelemetry-di
 
 
 def _recommendation_server(op: str) -> tuple[SpanShape, ...]:
+    """The gRPC server span and ``get_product_list`` around the catalogue call: a failed
+    call raises out of its ``start_as_current_span`` block, which sets the error status
+    (the Python SDK's ``set_status_on_exception`` default)."""
     grpc = _grpc_server("recommendation", "/", grpc_client_error, _RECOMMENDATION)(op)
     listing = _shape(
         "get_product_list",
         "internal",
         {"app.recommendation.cache_enabled": False},
         None,
-        never_error,
+        grpc_client_error,
         _RECOMMENDATION,
     )
     return (*grpc, listing)
@@ -474,13 +477,14 @@ _REVIEW_SPANS = {
 
 def _reviews_server(op: str) -> tuple[SpanShape, ...]:
     """The gRPC server span (Python's full-method name, like recommendation's), then the
-    handler's own span, which sets the error status only on the rate-limit path it catches
-    (L197-L199): every other exception propagates, and the gRPC span records it."""
+    handler's own span. An exception that leaves a ``start_as_current_span`` block sets
+    the error status on it (the Python SDK's ``set_status_on_exception`` default), and the
+    gRPC span records it too; the rate-limit path sets it by hand (L197-L199)."""
     grpc = _grpc_server("product-reviews", "/", grpc_client_error, _REVIEWS)(op)
     own = _REVIEW_SPANS.get(op)
     if own is None:
         return grpc
-    return (*grpc, _shape(own, "internal", {}, None, never_error, _REVIEWS))
+    return (*grpc, _shape(own, "internal", {}, None, grpc_client_error, _REVIEWS))
 
 
 REVIEWS_QUERY = (
