@@ -211,3 +211,14 @@ def test_a_python_handlers_own_span_is_an_error_when_its_call_raises(tmp_path: P
 
     assert listing(before) == {"unset"}
     assert listing(during) == {"error"}
+
+
+def test_the_llm_is_not_instrumented_in_its_source(reference_dir: Path) -> None:
+    src = reference_dir / "opentelemetry-demo-2.2.0/src/llm"
+    assert "opentelemetry" not in (src / "requirements.txt").read_text().lower()
+    entry = (src / "Dockerfile").read_text().split("\n")[25]
+    assert entry.startswith("ENTRYPOINT") and "opentelemetry-instrument" not in entry
+    assert "import opentelemetry" not in (src / "app.py").read_text()
+    tracing = get_system("astronomyshop").tracing
+    assert "llm" in tracing.not_instrumented and "llm" not in tracing.services
+    assert set(tracing.pending) == {"flagd"}
