@@ -6,7 +6,9 @@ its instrumentation opens for each handler (``server``) and for each outgoing ca
 library set, and the rule by which that library turns an outcome into the span status.
 The engine (``cluster/sim/spans``) walks its request trees through these declarations; it
 never spells a service or a span name itself. A deployment missing from ``services``
-emits no span at all: a call to it shows only as its caller's client span.
+emits no span at all: a call to it shows only as its caller's client span. A traced client
+in front of the entry point (``Origin``) and the consumers of a queue (``consumers``) are
+declared on the ``Tracing`` itself.
 
 Outcomes are protocol codes: a gRPC status code (0 OK, 4 DEADLINE_EXCEEDED, 13 INTERNAL,
 14 UNAVAILABLE) or an HTTP status code; ``NO_RESPONSE`` stands for an HTTP call that got
@@ -113,6 +115,21 @@ class ServiceTracing:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """The traced client that opens each request's trace before the entry point sees it
+    (a load generator whose task code starts a span and whose HTTP library opens a client
+    span per request): the entry point's server span is then a child, not a root."""
+
+    deployment: str
+    """The client's deployment (its ``ServiceTracing`` gives the request's client span,
+    ``client(entry point, route scope)``)."""
+    tasks: Callable[[str], tuple[tuple[float, tuple[SpanShape, ...]], ...]]
+    """Route scope -> (weight, spans) of each task that sends that route's requests: the
+    spans its code has open around such a request, outermost first (the trace's root,
+    then any nested task span), drawn by weight."""
+
+
+@dataclass(frozen=True)
 class Tracing:
     """A system's traces: its instrumented deployments and why the others are not."""
 
@@ -128,3 +145,10 @@ class Tracing:
     route's ``*`` is filled with one of the system's ``path_ids``."""
     path_prefix: str = ""
     """What precedes the path in that attribute (a scheme and host, for a full URL)."""
+    origin: Origin | None = None
+    """The traced client that roots every request's trace, None when traces start at the
+    entry point (an uninstrumented load generator)."""
+    consumers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Queue deployment -> the deployments that consume what a producer span sends to it:
+    each opens its ``server(<the producer's op>)`` spans, outermost first, as a trace of
+    its own (``cluster/sim/spans._consume``), ``QUEUE_LAG_MS`` after the publish."""

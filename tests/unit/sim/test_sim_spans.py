@@ -98,6 +98,15 @@ def test_every_span_has_its_declared_shape(system_spans: tuple[str, list[Span]])
                     declared_names.add(client.name)
         for scope in get_system(name).route_calls:
             declared_names |= {s.name for s in traced.server(scope)}
+            if tracing.origin is not None and tracing.origin.deployment == deployment:
+                for _, around in tracing.origin.tasks(scope):
+                    declared_names |= {s.name for s in around}
+                request = traced.client(get_system(name).topology.entrypoint, scope)
+                declared_names |= {request.name} if request is not None else set()
+        for calls in get_system(name).route_calls.values():
+            for op, callee in _ops(calls):
+                if deployment in tracing.consumers.get(callee, ()):
+                    declared_names |= {s.name for s in traced.server(op)}
     for span in spans:
         assert span.kind in SPAN_KINDS and span.status in SPAN_STATUSES
         assert span.service in by_service

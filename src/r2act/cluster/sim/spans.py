@@ -11,6 +11,10 @@ calls in turn), jittered per call. The system's ``Tracing`` says which deploymen
 which span; an uninstrumented callee opens none, so it shows only as its caller's client
 span, and a call whose caller is uninstrumented leaves no span at all.
 
+A traced load generator (``Tracing.origin``) roots each request's trace in its task span
+and its HTTP client span (``_request``); a producer span's message opens, in each consumer
+the system declares (``Tracing.consumers``), a trace of its own (``_consume``).
+
 Every draw comes from generators keyed by ``("spans", ...)`` (a piece's ids) and by the
 trace id (its walk), apart from the log, metric and event streams, so collecting traces
 changes no other file; the ids are the cluster seed's and the request's (route, bucket
@@ -62,6 +66,10 @@ connect timeout: gRPC's minimum connect timeout is 20 s (the connection back-off
 MIN_CONNECT_TIMEOUT), unless the call's deadline ends it first."""
 NESTED_MS = 0.05
 """Offset of a span nested in its service's outer span (middleware before the handler)."""
+QUEUE_LAG_MS = 5.0
+"""From a message's publish to its consumer's span: a consumer blocked in its poll gets the
+record as soon as the broker has it (assumption: a few milliseconds on one node; no source
+publishes the demo's lag)."""
 
 _CODES: dict[str, dict[str, int]] = {
     "grpc": {"ok": GRPC_OK, "connect": GRPC_UNAVAILABLE, "deadline": GRPC_DEADLINE},
@@ -291,6 +299,8 @@ def _call(walk: _Walk, caller: str, call: Call, parent: str, start: float) -> tu
         traced = walk.tracing.services[caller]  # a client shape means a traced caller
         ids = (span_id, parent)
         _emit(walk, traced.service_name, shape, ids, start=start, length_ms=took, outcome=outcome)
+        if shape.kind == "producer" and outcome == "ok":
+            _consume(walk, call.callee, call.op, sent=start + took / 1000.0)
     return took, outcome
 
 
@@ -322,6 +332,90 @@ def _kept_ids(draws: random.Random, expected: float, bound: int) -> Iterator[tup
         high = getrandbits(64)
         if low < bound:  # the bound's own block: past the bound, but later points may not be
             yield high, low
+
+
+def _consume(walk: _Walk, queue: str, op: str, *, sent: float) -> None:
+    """What the consumers of ``queue`` open for the message a producer span sent at
+    ``sent``: each ready consumer's handler, as the root of a trace of its own (its
+    instrumentation starts the span before the record is read, so no propagated context
+    is its parent; the link to the producer span is not a parent, and a ``Span`` carries
+    no links). Its id shares the producer trace's lower 64 bits, so it is kept exactly
+    when the producer's trace is (``keeps_trace`` reads only those): the kept share is the
+    manifest's rate without walking the traces that are not kept.
+
+    A consumer that is down reads the message after it is back, outside this walk: left
+    out (the message's later spans are not simulated)."""
+    for consumer in walk.tracing.consumers.get(queue, ()):
+        view = walk.scene.services.get(consumer)
+        if view is None or not view.ready:
+            continue
+        high = walk.r.getrandbits(64)  # the producer trace's generator: seeded by its id
+        trace_id = f"{high:016x}{walk.trace_id[16:]}"
+        r = random.Random(int(trace_id, 16))
+        own = _Walk(trace_id, walk.scene, walk.edges, walk.tracing, r, walk.shapes)
+        start = sent + QUEUE_LAG_MS / 1000.0
+        _handle(own, consumer, op, (), parent="", start=start, extra_ms=view.extra_for(queue))
+        walk.spans.extend(own.spans)
+
+
+def _request(
+    walk: _Walk,
+    topology: Topology,
+    scope: str,
+    *,
+    start: float,
+    extra_ms: float,
+    attributes: dict[str, AttributeValue],
+) -> None:
+    """One user request at the entry point, under its client's spans when the client is
+    traced (``Tracing.origin``: the task span, drawn by weight among the tasks that send
+    this route, and the HTTP library's client span), else as the trace's root."""
+    entry, calls = topology.entrypoint, route_calls(topology, scope)
+    origin = walk.tracing.origin
+    client = walk.tracing.services.get(origin.deployment) if origin is not None else None
+    if origin is None or client is None:
+        _handle(
+            walk,
+            entry,
+            scope,
+            calls,
+            parent="",
+            start=start,
+            extra_ms=extra_ms,
+            extra_attributes=attributes,
+        )
+        return
+    tasks = origin.tasks(scope)
+    pick, around = walk.r.random() * sum(w for w, _ in tasks), tasks[-1][1]
+    for weight, shapes in tasks:
+        if pick < weight:
+            around = shapes
+            break
+        pick -= weight
+    request = walk.shapes.client(origin.deployment, entry, scope)
+    task_ids = [walk.new_id() for _ in around]
+    request_id = walk.new_id() if request is not None else task_ids[-1]
+    sent = start + len(around) * NESTED_MS / 1000.0
+    served, outcome = _handle(
+        walk,
+        entry,
+        scope,
+        calls,
+        parent=request_id,
+        start=sent + HOP_MS / 2000.0,
+        extra_ms=extra_ms,
+        extra_attributes=attributes,
+    )
+    took = served + HOP_MS
+    name = client.service_name
+    if request is not None:
+        ids = (request_id, task_ids[-1])
+        _emit(walk, name, request, ids, start=sent, length_ms=took, outcome=outcome)
+    for depth, shape in enumerate(around):
+        ids = (task_ids[depth], task_ids[depth - 1] if depth else "")
+        at = start + depth * NESTED_MS / 1000.0
+        length = took + 2 * (len(around) - depth) * NESTED_MS
+        _emit(walk, name, shape, ids, start=at, length_ms=length, outcome="ok")
 
 
 class SpanSource:
@@ -408,15 +502,8 @@ class SpanSource:
                 if self.tracing.path_attribute is not None:
                     attrs[self.tracing.path_attribute] = self.tracing.path_prefix + path
                 extra = front.extra_for(topology.load_generator or "") + front.egress_ms
-                _handle(
-                    walk,
-                    entry,
-                    route.scope,
-                    route_calls(topology, route.scope),
-                    parent="",
-                    start=arrived,
-                    extra_ms=extra,
-                    extra_attributes=attrs,
+                _request(
+                    walk, topology, route.scope, start=arrived, extra_ms=extra, attributes=attrs
                 )
                 if walk.spans:
                     walk.spans.sort(key=lambda s: s.start)

@@ -56,18 +56,51 @@ the whole-trace rate is r2act's. Per service, the set-up line and the pin:
 - **ad** (Java): the OpenTelemetry Java agent 2.23.0 (``ad/Dockerfile`` L31-L32;
   ``build.gradle`` L20), gRPC server spans ``oteldemo.AdService/<Method>``.
 
+- **product-reviews** (Python): ``opentelemetry-instrument`` after ``opentelemetry-bootstrap``
+  (``product-reviews/Dockerfile`` L15, L31; distro 0.60b1, ``requirements.txt`` L4): gRPC
+  server spans like recommendation's, each handler's own span (``get_product_reviews``,
+  ``get_ai_assistant_response``: ``product_reviews_server.py`` L119, L157), psycopg2's
+  ``SELECT`` spans, and the OpenAI client's ``chat astronomy-llm`` spans of the GenAI
+  instrumentation (``llm/README.md`` L9-L11; the chart sets its
+  ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``).
+- **llm**: not instrumented (plain ``python app.py``, no OpenTelemetry pin).
+- **load-generator** (Locust): the locustfile's own SDK set-up and ``RequestsInstrumentor``
+  (``load-generator/locustfile.py`` L41-L44, L71): every task opens ``user_<task>`` in a new
+  trace (``context=Context()``, L122-L222) and requests' client span (named by the method)
+  is the parent of Envoy's ``ingress`` (``Tracing.origin``). A checkout's cart rounds run
+  inside its nested ``user_add_to_cart``. The engine walks one request at a time, so each
+  request of a multi-request task has its own trace (a simplification: upstream, the
+  task's requests share one).
+- **accounting** (.NET auto-instrumentation 1.13.0, ``accounting/Dockerfile`` L34-L36):
+  its loop's ``order-consumed`` activity, started before ``Consume`` with no parent
+  (``Consumer.cs`` L65), and the Kafka instrumentation's ``orders receive`` span in it.
+- **fraud-detection** (Java agent 2.23.0): with receive telemetry on (chart
+  ``component.yaml`` L1187-L1188) the poll's ``orders receive`` span roots a new trace and
+  ``orders process`` is its child; the link to checkout's producer span has no place in a
+  ``Span``. Both consumers' traces start ``QUEUE_LAG_MS`` after checkout's publish
+  (``Tracing.consumers``).
+- **image-provider** (nginx with ``ngx_otel_module``, ``nginx.conf.template`` L1, L13-L16):
+  one ``image-provider`` server span per request; no request of the load model reaches it
+  (Locust's ``HttpUser`` fetches no image; browser users are off).
+- **flagd** (pending): it exports traces, but flag evaluations are not in the trees.
+
 Named assumptions where a library's exact names are not in the pinned tree: the attribute
-sets are the RPC/HTTP conventions' required ones, not every optional attribute; the awc
-client span is named like the server's (``<METHOD> <path>``).
+sets are the RPC/HTTP/messaging conventions' required ones, not every optional attribute,
+and no per-request value (a product id, a question); the awc client span is named like the
+server's (``<METHOD> <path>``); the .NET Kafka consumer span is ``<topic> receive``, a
+child of the loop's activity (its instrumentation is not in the reference).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from r2act.schema.traces import AttributeValue, SpanKind
+from r2act.systems.astronomyshop.traffic import TASKS
 from r2act.systems.tracing import (
     Cited,
+    Origin,
     ServiceTracing,
     SpanShape,
     Tracing,
@@ -412,19 +445,220 @@ _RECOMMENDATION = "recommendation/recommendation_server.py L70 (opentelemetry-di
 
 
 def _recommendation_server(op: str) -> tuple[SpanShape, ...]:
+    """The gRPC server span and ``get_product_list`` around the catalogue call: a failed
+    call raises out of its ``start_as_current_span`` block, which sets the error status
+    (the Python SDK's ``set_status_on_exception`` default)."""
     grpc = _grpc_server("recommendation", "/", grpc_client_error, _RECOMMENDATION)(op)
     listing = _shape(
         "get_product_list",
         "internal",
         {"app.recommendation.cache_enabled": False},
         None,
-        never_error,
+        grpc_client_error,
         _RECOMMENDATION,
     )
     return (*grpc, listing)
 
 
 _AD = "ad/Dockerfile L31-L32 (Java agent 2.23.0, build.gradle L20)"
+
+
+_REVIEWS = (
+    "product-reviews/Dockerfile L31 (opentelemetry-instrument of opentelemetry-distro 0.60b1, "
+    "requirements.txt L4); product_reviews_server.py L119, L157"
+)
+_REVIEW_SPANS = {
+    "GetProductReviews": "get_product_reviews",  # L119
+    "GetAverageProductReviewScore": "get_average_product_review_score",  # L143
+    "AskProductAIAssistant": "get_ai_assistant_response",  # L157
+}
+"""Each handler's own span, opened with ``tracer.start_as_current_span`` around its work."""
+
+
+def _reviews_server(op: str) -> tuple[SpanShape, ...]:
+    """The gRPC server span (Python's full-method name, like recommendation's), then the
+    handler's own span. An exception that leaves a ``start_as_current_span`` block sets
+    the error status on it (the Python SDK's ``set_status_on_exception`` default), and the
+    gRPC span records it too; the rate-limit path sets it by hand (L197-L199)."""
+    grpc = _grpc_server("product-reviews", "/", grpc_client_error, _REVIEWS)(op)
+    own = _REVIEW_SPANS.get(op)
+    if own is None:
+        return grpc
+    return (*grpc, _shape(own, "internal", {}, None, grpc_client_error, _REVIEWS))
+
+
+REVIEWS_QUERY = (
+    "SELECT username, description, score FROM reviews.productreviews WHERE product_id= %s"
+)
+"""``fetch_product_reviews_from_db``'s query (``product-reviews/database.py`` L37)."""
+
+
+LLM_MODEL = "astronomy-llm"
+"""``LLM_MODEL`` in the chart (rendered ``component.yaml`` L1999), the model both chat calls
+name (``product_reviews_server.py`` L219, L293)."""
+
+
+def _reviews_client(callee: str, _op: str) -> SpanShape | None:
+    """psycopg2's DB-API spans (named by the statement's first word, with the statement),
+    and the OpenAI client's chat calls to the llm as the GenAI instrumentation
+    (``opentelemetry-instrumentation-openai-v2``, ``llm/README.md`` L9-L11) names them:
+    ``<operation> <model>``, an error when the call raises (a 4xx or 5xx answer, none).
+    opentelemetry-bootstrap installs an instrumentation for each library the image has
+    (Dockerfile L15); httpx's own span under the chat span is left out (one client span
+    per outgoing call in the engine), an assumption of this declaration."""
+    if callee == "postgresql":
+        attributes: Attributes = {
+            "db.system": "postgresql",
+            "db.name": "otel",
+            "db.user": "otelu",
+            "db.statement": REVIEWS_QUERY,
+            "net.peer.name": "postgresql",
+        }
+        return _shape("SELECT", "client", attributes, None, grpc_client_error, _REVIEWS)
+    if callee == "llm":
+        attributes = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.system": "openai",
+            "gen_ai.request.model": LLM_MODEL,
+            "server.address": "llm",
+            "server.port": 8000,
+        }
+        name = f"chat {LLM_MODEL}"
+        return _shape(
+            name, "client", attributes, None, http_client_error, _REVIEWS, protocol="http"
+        )
+    return None
+
+
+_LOADGEN = (
+    "load-generator/locustfile.py L41-L44, L71 (opentelemetry-sdk 1.39.1, "
+    "opentelemetry-instrumentation-requests 0.60b1: requirements.txt L9, L12); task spans "
+    "L122-L222"
+)
+TASK_SPANS: dict[str, str] = {
+    "index": "user_index",  # L122
+    "browse_product": "user_browse_product",  # L129
+    "get_recommendations": "user_get_recommendations",  # L136
+    "get_product_reviews": "user_get_product_reviews",  # L146
+    "ask_product_ai_assistant": "user_ask_product_ai_assistant",  # L154
+    "get_ads": "user_get_ads",  # L164
+    "view_cart": "user_view_cart",  # L173
+    "add_to_cart": "user_add_to_cart",  # L183
+    "checkout": "user_checkout_single",  # L198
+    "checkout_multi": "user_checkout_multi",  # L209
+}
+"""Each Locust task's span: ``start_as_current_span(<name>, context=Context())``, a new
+trace per task run; it sets no status (an exception inside would, none is raised: Locust's
+client records a failed request instead of raising)."""
+NESTED_TASK = "add_to_cart"
+"""The task the checkout tasks call for their cart rounds (L199, L211): its span nests in
+theirs, around its own two requests."""
+
+
+def _task_span(task: str) -> SpanShape:
+    return _shape(TASK_SPANS[task], "internal", {}, None, never_error, _LOADGEN)
+
+
+@cache
+def _load_tasks(scope: str) -> tuple[tuple[float, tuple[SpanShape, ...]], ...]:
+    """Route scope -> (weight, the task spans open around one of its requests): the task's
+    weight times how many such requests one run sends (``traffic.TASKS``); a checkout's
+    cart requests run inside its ``add_to_cart`` span."""
+    cart_round = {scope for scope, _ in TASKS[NESTED_TASK][1]}
+    found: list[tuple[float, tuple[SpanShape, ...]]] = []
+    for task, (weight, requests) in TASKS.items():
+        for sent, count in requests:
+            if sent != scope:
+                continue
+            spans: tuple[SpanShape, ...] = (_task_span(task),)
+            if task.startswith("checkout") and scope in cart_round:
+                spans = (*spans, _task_span(NESTED_TASK))
+            found.append((weight * count, spans))
+    return tuple(found)
+
+
+def _loadgen_client(callee: str, op: str) -> SpanShape | None:
+    """The requests library's client span of each HTTP request (old conventions: named by
+    the method); the urllib3 instrumentation below it opens none, as requests' span
+    suppresses the HTTP instrumentations under it."""
+    if callee != "frontend-proxy":
+        return None
+    method = op.split(" ", 1)[0]
+    return _shape(
+        method,
+        "client",
+        {"http.method": method},
+        "http.status_code",
+        http_client_error,
+        _LOADGEN,
+        protocol="http",
+    )
+
+
+def _no_server(_op: str) -> tuple[SpanShape, ...]:
+    return ()
+
+
+_ACCOUNTING = (
+    "accounting/Dockerfile L34-L36 (instrument.sh of OpenTelemetry.AutoInstrumentation "
+    "1.13.0, Accounting.csproj L22); Consumer.cs L65"
+)
+ORDERS_TOPIC = "orders"
+"""The topic checkout produces to and both consumers subscribe to (``accounting/Consumer.cs``
+L29, ``checkout/kafka/producer.go`` L13)."""
+
+
+def _kafka_consumer(operation: str, group: str, source: str) -> SpanShape:
+    attributes: Attributes = {
+        "messaging.system": "kafka",
+        "messaging.destination.name": ORDERS_TOPIC,
+        "messaging.operation": operation,
+        "messaging.kafka.consumer.group": group,
+    }
+    name = f"{ORDERS_TOPIC} {operation}"
+    return _shape(name, "consumer", attributes, None, never_error, source)
+
+
+def _accounting_server(_op: str) -> tuple[SpanShape, ...]:
+    """The loop's own ``order-consumed`` activity (registered by
+    ``OTEL_DOTNET_AUTO_TRACES_ADDITIONAL_SOURCES``, Dockerfile L34), started before
+    ``Consume`` with no parent, then the auto-instrumentation's Kafka consumer span under
+    it (``<topic> receive``)."""
+    own = _shape("order-consumed", "internal", {}, None, never_error, _ACCOUNTING)
+    return (own, _kafka_consumer("receive", "accounting", _ACCOUNTING))
+
+
+_FRAUD = (
+    "fraud-detection/Dockerfile L22 (Java agent 2.23.0); receive telemetry on "
+    "(chart component.yaml L1187-L1188)"
+)
+
+
+def _fraud_server(_op: str) -> tuple[SpanShape, ...]:
+    """The Java agent's Kafka spans with ``OTEL_INSTRUMENTATION_MESSAGING_EXPERIMENTAL_
+    RECEIVE_TELEMETRY_ENABLED``: the poll's ``receive`` span, a root, and the ``process``
+    span of iterating its record, a child (linked to the producer, not parented by it)."""
+    receive = _kafka_consumer("receive", "fraud-detection", _FRAUD)
+    return (receive, _kafka_consumer("process", "fraud-detection", _FRAUD))
+
+
+_IMAGES = "image-provider/nginx.conf.template L1, L13-L16 (ngx_otel_module, Dockerfile L4)"
+
+
+def _images_server(op: str) -> tuple[SpanShape, ...]:
+    """nginx's otel module: one server span per request, named by ``otel_span_name``."""
+    method = op.split(" ", 1)[0]
+    return (
+        _shape(
+            "image-provider",
+            "server",
+            {"http.method": method},
+            "http.status_code",
+            http_server_error,
+            _IMAGES,
+            protocol="http",
+        ),
+    )
 
 
 _SRC = "opentelemetry-demo-2.2.0/src"
@@ -531,6 +765,102 @@ EVIDENCE: dict[str, tuple[Cited, ...]] = {
         _cite("ad/Dockerfile", 32, "ENV JAVA_TOOL_OPTIONS=-javaagent:"),
         Cited("opentelemetry-demo-2.2.0/.env", 8, "OTEL_JAVA_AGENT_VERSION=2.23.0"),
     ),
+    "product-reviews": (
+        _cite("product-reviews/Dockerfile", 31, "/venv/bin/opentelemetry-instrument"),
+        _cite("product-reviews/Dockerfile", 15, "opentelemetry-bootstrap -a install"),
+        _cite("product-reviews/requirements.txt", 4, "opentelemetry-distro==0.60b1"),
+        _cite(
+            "product-reviews/product_reviews_server.py",
+            119,
+            'tracer.start_as_current_span("get_product_reviews")',
+        ),
+        _cite(
+            "product-reviews/product_reviews_server.py",
+            143,
+            'tracer.start_as_current_span("get_average_product_review_score")',
+        ),
+        _cite(
+            "product-reviews/product_reviews_server.py",
+            157,
+            'tracer.start_as_current_span("get_ai_assistant_response")',
+        ),
+        _cite("product-reviews/database.py", 37, REVIEWS_QUERY),
+        _cite("llm/README.md", 10, "opentelemetry-instrumentation-openai-v2"),
+        Cited(
+            "opentelemetry-demo-chart-0.40.10/examples/default/rendered/component.yaml",
+            2020,
+            "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+        ),
+        Cited(
+            "opentelemetry-demo-chart-0.40.10/examples/default/rendered/component.yaml",
+            1999,
+            f"value: {LLM_MODEL}",
+        ),
+    ),
+    "load-generator": (
+        _cite(
+            "load-generator/locustfile.py",
+            44,
+            "tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(",
+        ),
+        _cite("load-generator/locustfile.py", 71, "RequestsInstrumentor().instrument()"),
+        _cite(
+            "load-generator/requirements.txt", 9, "opentelemetry-instrumentation-requests==0.60b1"
+        ),
+        _cite("load-generator/requirements.txt", 12, "opentelemetry-sdk==1.39.1"),
+        *(
+            _cite("load-generator/locustfile.py", line, f'start_as_current_span("{name}"')
+            for line, name in (
+                (122, "user_index"),
+                (129, "user_browse_product"),
+                (136, "user_get_recommendations"),
+                (146, "user_get_product_reviews"),
+                (154, "user_ask_product_ai_assistant"),
+                (164, "user_get_ads"),
+                (173, "user_view_cart"),
+                (183, "user_add_to_cart"),
+                (198, "user_checkout_single"),
+                (209, "user_checkout_multi"),
+            )
+        ),
+    ),
+    "accounting": (
+        _cite(
+            "accounting/Dockerfile",
+            34,
+            "ENV OTEL_DOTNET_AUTO_TRACES_ADDITIONAL_SOURCES=Accounting.Consumer",
+        ),
+        _cite("accounting/Dockerfile", 36, 'ENTRYPOINT ["./instrument.sh", "dotnet"'),
+        _cite(
+            "accounting/Accounting.csproj",
+            22,
+            'OpenTelemetry.AutoInstrumentation" Version="1.13.0"',
+        ),
+        _cite(
+            "accounting/Consumer.cs", 65, 'StartActivity("order-consumed",  ActivityKind.Internal)'
+        ),
+        _cite("accounting/Consumer.cs", 29, 'TopicName = "orders"'),
+    ),
+    "fraud-detection": (
+        _cite("fraud-detection/Dockerfile", 22, "ENV JAVA_TOOL_OPTIONS=-javaagent:"),
+        Cited("opentelemetry-demo-2.2.0/.env", 8, "OTEL_JAVA_AGENT_VERSION=2.23.0"),
+        Cited(
+            "opentelemetry-demo-chart-0.40.10/examples/default/rendered/component.yaml",
+            1187,
+            "OTEL_INSTRUMENTATION_MESSAGING_EXPERIMENTAL_RECEIVE_TELEMETRY_ENABLED",
+        ),
+        _cite(
+            "fraud-detection/src/main/kotlin/frauddetection/main.kt",
+            27,
+            'groupID = "fraud-detection"',
+        ),
+    ),
+    "image-provider": (
+        _cite("image-provider/nginx.conf.template", 1, "load_module modules/ngx_otel_module.so;"),
+        _cite("image-provider/nginx.conf.template", 13, "otel_trace on;"),
+        _cite("image-provider/nginx.conf.template", 16, "otel_span_name image-provider;"),
+        _cite("image-provider/Dockerfile", 4, "nginx-unprivileged:1.29.0-alpine3.22-otel"),
+    ),
 }
 """Per instrumented deployment, the lines that show its instrumentation, its pins and the
 names of the spans its own code opens."""
@@ -575,22 +905,31 @@ TRACING = Tracing(
             _RECOMMENDATION,
         ),
         "ad": _service("ad", _grpc_server("ad", "", grpc_go_server_error, _AD), _none, _AD),
+        "product-reviews": _service("product-reviews", _reviews_server, _reviews_client, _REVIEWS),
+        "load-generator": _service("load-generator", _no_server, _loadgen_client, _LOADGEN),
+        "accounting": _service("accounting", _accounting_server, _none, _ACCOUNTING),
+        "fraud-detection": _service("fraud-detection", _fraud_server, _none, _FRAUD),
+        "image-provider": _service("image-provider", _images_server, _none, _IMAGES),
     },
     not_instrumented={
         "postgresql": "the postgres:17 image; seen only as product-catalog's otelsql spans",
         "valkey-cart": "the valkey image; seen only as cart's Redis client spans",
         "kafka": "the apache/kafka image; seen only as checkout's producer span",
         "otel-collector-agent": "the collector itself (its own telemetry is not traced)",
+        "llm": (
+            "llm/Dockerfile L26 runs plain python app.py and llm/requirements.txt L1-L4 pins no "
+            "OpenTelemetry package: seen only as product-reviews' chat client spans"
+        ),
     },
     pending={
-        "product-reviews": "instrumented upstream (opentelemetry-instrument); not yet simulated",
-        "llm": "instrumented upstream (Python); not yet simulated",
-        "load-generator": "Locust's requests instrumentation (locustfile.py); not yet simulated",
-        "flagd": "flagd's own OTel spans; its calls are left out of the request trees",
-        "image-provider": "nginx with the otel module; no route of the load model reaches it",
-        "accounting": "Kafka consumer off the user path (no route reaches it)",
-        "fraud-detection": "Kafka consumer off the user path (no route reaches it)",
+        "flagd": (
+            "exports traces (FLAGD_OTEL_COLLECTOR_URI, chart component.yaml L1066-L1067), but "
+            "the flag evaluations are left out of the request trees (traffic.py), so its "
+            "evaluation server spans have no call to hang on"
+        ),
     },
+    origin=Origin("load-generator", _load_tasks),
+    consumers={"kafka": ("accounting", "fraud-detection")},
     path_attribute="http.url",
     path_prefix="http://frontend-proxy:8080",
 )

@@ -29,7 +29,8 @@ Checkout's ``PlaceOrder`` (``checkout/main.go`` L289-L393) calls in order and re
 the first failing one, except: emptying the cart (``_ = cs.emptyUserCart``, L349), the
 confirmation e-mail (only a warning, L379-L380) and the Kafka produce to accounting and
 fraud-detection (``sendToPostProcessor`` logs and returns, L611-L662). Those consumers
-read Kafka off the user path, so no route reaches them. In product-reviews the AI
+read Kafka off the user path, so no route reaches them (their spans start traces of their
+own: ``tracing.py``, ``Tracing.consumers``). In product-reviews the AI
 assistant's review look-up is a tool call whose exception becomes a JSON error for the
 model (``product-reviews/database.py`` L22-L26), so it is tolerated too.
 
