@@ -352,6 +352,18 @@ def _croissant(root: Path, sha256: Digest) -> list[Problem]:
     return problems
 
 
+def checksums(root: Path) -> list[Problem]:
+    """The checksum problems of the dataset at ``root`` alone: every file listed in
+    SHA256SUMS present and matching, nothing unlisted.
+
+    What a server of method-visible files needs before handing them out (``mcp serve``):
+    the records, folds and card are answers it never reads, and ``evaluate`` checks them
+    where they matter, when predictions are scored."""
+    if not root.is_dir():
+        return [error("DATASET_MISSING", "no such directory", where=str(root))]
+    return _checksums(root, functools.cache(sha256_file))
+
+
 def validate(root: Path, *, quick: bool = False) -> list[Problem]:
     """Every problem of the dataset at ``root``; empty when it can be trusted.
 
