@@ -149,7 +149,7 @@ def serve(  # noqa: PLR0917 - typer maps parameters to options
             "the port use the tools; pass --token-env VAR (or --allow-no-token to accept that)"
         )
     directory = dataset_dir(dataset)
-    verify_dataset(directory, verify=not no_verify, command="mcp serve")
+    verify_dataset(directory, verify=not no_verify, command="mcp serve", files_only=True)
     source = CaseSource(directory, view)
     server = build_server(
         source, out, method, token=token if http else None, call_timeout_s=call_timeout,

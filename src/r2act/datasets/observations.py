@@ -10,14 +10,12 @@ log line.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pydantic import BaseModel
 
 from r2act.datasets import layout, requests, traces
 from r2act.datasets.layout import (
@@ -28,18 +26,13 @@ from r2act.datasets.layout import (
     STATE_TABLE,
     TRACE_TABLE,
 )
+from r2act.datasets.tables import as_json
 from r2act.errors import DataError
 from r2act.quality_gate import rawstore
 from r2act.quality_gate.provenance import is_provenance_event
 from r2act.quality_gate.rawstore import LOG_SCHEMA, RawIncident
 from r2act.schema import PHASES
 from r2act.systems import INSTALLED, SYSTEMS
-
-
-def as_json(payload: BaseModel | dict[str, Any] | list[Any]) -> str:
-    """Compact JSON with sorted keys: the form of every JSON column (stable bytes)."""
-    data = payload.model_dump(mode="json") if isinstance(payload, BaseModel) else payload
-    return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
 def keyed(table: pa.Table, schema: pa.Schema, case_id: str, phase: str) -> pa.Table:

@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import BaseModel
 
 from r2act.datasets import layout
 from r2act.datasets.folds import Folds
-from r2act.datasets.observations import as_json
 from r2act.quality_gate import Verdict
 from r2act.schema import BenchmarkRecord
+
+
+def as_json(payload: BaseModel | dict[str, Any] | list[Any]) -> str:
+    """Compact JSON with sorted keys: the form of every JSON column (stable bytes)."""
+    data = payload.model_dump(mode="json") if isinstance(payload, BaseModel) else payload
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
 def _table(schema: pa.Schema, rows: list[dict[str, object]]) -> pa.Table:

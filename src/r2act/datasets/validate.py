@@ -12,6 +12,7 @@ matches), and Croissant's digests agree.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -33,8 +34,12 @@ from r2act.quality_gate import Problem
 from r2act.quality_gate.problems import error
 from r2act.schema import BenchmarkRecord
 
+Digest = Callable[[Path], str]
+"""SHA-256 of a file, computed once per validation (SHA256SUMS and Croissant list the same
+files: hashing them twice doubled a quick validation's cost, the MCP server's start-up)."""
 
-def _checksums(root: Path) -> list[Problem]:
+
+def _checksums(root: Path, sha256: Digest) -> list[Problem]:
     if not (root / layout.SHA256SUMS).is_file():
         return [error("CHECKSUMS_MISSING", "no SHA256SUMS", where=layout.SHA256SUMS)]
     try:
@@ -46,7 +51,7 @@ def _checksums(root: Path) -> list[Problem]:
         path = root / name
         if not path.is_file():
             problems.append(error("FILE_MISSING", "listed in SHA256SUMS but absent", where=name))
-        elif sha256_file(path) != digest:
+        elif sha256(path) != digest:
             problems.append(
                 error("CHECKSUM_MISMATCH", "content differs from SHA256SUMS", where=name)
             )
@@ -328,7 +333,7 @@ def _card(root: Path, records: list[BenchmarkRecord], *, figures_too: bool = Tru
     return problems
 
 
-def _croissant(root: Path) -> list[Problem]:
+def _croissant(root: Path, sha256: Digest) -> list[Problem]:
     try:
         document = json.loads((root / layout.CROISSANT).read_text("utf-8"))
     except (OSError, ValueError) as exc:
@@ -336,7 +341,7 @@ def _croissant(root: Path) -> list[Problem]:
     problems = []
     for item in document.get("distribution", []):
         path = root / str(item.get("contentUrl", ""))
-        if not path.is_file() or sha256_file(path) != item.get("sha256"):
+        if not path.is_file() or sha256(path) != item.get("sha256"):
             problems.append(
                 error(
                     "CROISSANT_MISMATCH",
@@ -345,6 +350,18 @@ def _croissant(root: Path) -> list[Problem]:
                 )
             )
     return problems
+
+
+def checksums(root: Path) -> list[Problem]:
+    """The checksum problems of the dataset at ``root`` alone: every file listed in
+    SHA256SUMS present and matching, nothing unlisted.
+
+    What a server of method-visible files needs before handing them out (``mcp serve``):
+    the records, folds and card are answers it never reads, and ``evaluate`` checks them
+    where they matter, when predictions are scored."""
+    if not root.is_dir():
+        return [error("DATASET_MISSING", "no such directory", where=str(root))]
+    return _checksums(root, functools.cache(sha256_file))
 
 
 def validate(root: Path, *, quick: bool = False) -> list[Problem]:
@@ -358,7 +375,8 @@ def validate(root: Path, *, quick: bool = False) -> list[Problem]:
     """
     if not root.is_dir():
         return [error("DATASET_MISSING", "no such directory", where=str(root))]
-    problems = _checksums(root)
+    sha256: Digest = functools.cache(sha256_file)
+    problems = _checksums(root, sha256)
     try:
         records, record_problems = _records(root)
     except (OSError, ValueError, pa.ArrowException) as exc:
@@ -386,7 +404,7 @@ def validate(root: Path, *, quick: bool = False) -> list[Problem]:
             layout.README,
             lambda: [] if not quick else _card(root, records, figures_too=False),
         ),
-        (False, layout.CROISSANT, lambda: _croissant(root)),
+        (False, layout.CROISSANT, lambda: _croissant(root, sha256)),
     ]
     for slow, name, check in checks:
         if quick and slow:

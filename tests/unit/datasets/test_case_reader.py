@@ -118,3 +118,33 @@ def test_only_names_known_ids(built: Path) -> None:
     assert reader.select([first]) == [first] and first in reader and len(reader) > 1
     with pytest.raises(DataError, match=r"unknown case id.*case-000000000000"):
         reader.select(["case-000000000000"])
+
+
+def test_a_case_is_read_from_its_own_row_groups_only(
+    built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Selecting a case decodes its own row groups and no other case's (what keeps
+    select_case within its budget on a paper-scale dataset)."""
+    read: list[tuple[pq.ParquetFile, list[int]]] = []
+    original = pq.ParquetFile.read_row_groups
+
+    def spy(self: pq.ParquetFile, row_groups: list[int], *args: object, **kw: object) -> object:
+        read.append((self, list(row_groups)))
+        return original(self, row_groups, *args, **kw)  # type: ignore[arg-type]
+
+    def whole(*_: object, **__: object) -> None:
+        raise AssertionError("a whole table was read")
+
+    reader = CaseReader(built, "full")  # reads the small cases.parquet whole
+    monkeypatch.setattr(pq.ParquetFile, "read_row_groups", spy)
+    monkeypatch.setattr(pq.ParquetFile, "read", whole)
+    monkeypatch.setattr(pq, "read_table", whole)
+    for case_id in reader.ids():
+        read.clear()
+        reader.case(case_id)
+        assert read  # a case with no row in a table reads nothing of it
+        for file, groups in read:
+            key = file.schema_arrow.get_field_index("case_id")
+            for group in groups:
+                stats = file.metadata.row_group(group).column(key).statistics
+                assert (str(stats.min), str(stats.max)) == (case_id, case_id)

@@ -56,3 +56,28 @@ def test_quick_validation_skips_only_the_observation_and_card_checks(dataset_cop
     # the card's label composition is cheap and guards scoring (issue 13 item 10): kept
     assert "CARD_MISMATCH" in quick
     assert quick["ORPHAN_OBSERVATIONS"] == {"observations/state.parquet"}  # cheap: checked
+
+
+def test_validation_hashes_each_file_once_and_still_checks_both_digest_lists(
+    dataset_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SHA256SUMS and Croissant list the same files: each is read once per validation (the
+    MCP server's start-up pays for it), and each list is still compared on its own."""
+    module = sys.modules["r2act.datasets.validate"]
+    hashed: list[Path] = []
+    real = module.sha256_file
+
+    def counting(path: Path) -> str:
+        hashed.append(path)
+        return str(real(path))
+
+    monkeypatch.setattr(module, "sha256_file", counting)
+    assert validate(dataset_copy, quick=True) == []
+    assert hashed and len(hashed) == len(set(hashed))
+    croissant = dataset_copy / "croissant.json"
+    text = croissant.read_text("utf-8")
+    digest = real(dataset_copy / "observations" / "logs.parquet")
+    croissant.write_text(text.replace(digest, "0" * 64), "utf-8")
+    codes = _codes(dataset_copy, quick=True)
+    assert "CROISSANT_MISMATCH" in codes  # the Croissant list is checked, not assumed equal
+    assert codes["CHECKSUM_MISMATCH"] == {"croissant.json"}  # its own bytes changed
