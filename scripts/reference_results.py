@@ -61,10 +61,16 @@ def _name(dataset: Path) -> str:
     return str((meta or {}).get("pretty_name") or dataset.resolve().name)
 
 
-def table(dataset: Path, extra: list[Path]) -> str:
+def table(dataset: Path, extra: list[Path], ran: Path | None = None) -> str:
+    """The table; ``ran``: a directory already holding the shipped baselines' predictions
+    on this dataset (``NAME.jsonl``, as ``noise_robustness.py`` writes them), used instead
+    of running them again."""
     with tempfile.TemporaryDirectory() as work:
         files = []
         for name in BASELINES:
+            if ran is not None and (ran / f"{name}.jsonl").is_file():
+                files.append(ran / f"{name}.jsonl")
+                continue
             out = Path(work) / f"{name}.jsonl"
             r2act("baseline", name, "--dataset", str(dataset), "--out", str(out), "-q")
             files.append(out)
@@ -101,8 +107,14 @@ def main() -> int:
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--predictions", type=Path, nargs="*", default=[])
     parser.add_argument("--readme", type=Path, help="Write the table between the markers.")
+    parser.add_argument(
+        "--baselines-from",
+        type=Path,
+        help="A directory with the shipped baselines' predictions on DATASET (NAME.jsonl); "
+        "those found there are not run again.",
+    )
     args = parser.parse_args()
-    text = table(args.dataset, args.predictions)
+    text = table(args.dataset, args.predictions, args.baselines_from)
     if args.readme is None:
         print(text, end="")
         return 0

@@ -76,7 +76,9 @@ class MetricSummary:
     samples: int
     queries: tuple[str, ...]
     holes: dict[str, float]
-    """Largest span without a sample per query, window edges included (seconds)."""
+    """Per query, the largest span the collection did not see it (seconds): the window's
+    edges and stretches no query covers (the scrape answered nothing), and the query's own
+    stretches between its first and last sample (``_coverage_holes``)."""
     step_s: float
     """Median spacing of sample times in this phase (0 when too few samples)."""
     series: dict[tuple[str, str], SeriesStats] = field(default_factory=dict)
@@ -252,6 +254,28 @@ def _largest_hole(times: np.ndarray, window: tuple[float, float] | None) -> floa
     return max([float(diffs.max()) if diffs.size else 0.0, *(float(e) for e in edges)])
 
 
+def _interior_hole(times: np.ndarray) -> float:
+    """Largest span between consecutive sorted distinct ``times`` (0 for fewer than two)."""
+    return float(np.diff(times).max()) if times.size > 1 else 0.0
+
+
+def _coverage_holes(
+    ts: np.ndarray, masks: Mapping[str, np.ndarray], window: tuple[float, float] | None
+) -> dict[str, float]:
+    """Per query (``masks``: its rows of ``ts``), the largest span the collection missed it.
+
+    A collection gap is a stretch in which the scrape returned nothing, so the window's edges
+    are judged over the union of every query's sample times (when Prometheus was answering
+    at all), and each query only between its own first and last sample. A series that is
+    born mid-window (kube-state-metrics' ``last_terminated_reason`` exists only after the
+    first termination) or ends in it (a deleted pod's series goes stale) is not a hole at the
+    edge it does not cover; a query that stops in the middle and comes back is one, and so
+    is a stretch, edge or interior, that no query covers.
+    """
+    scrape = _largest_hole(np.unique(ts), window)
+    return {name: max(scrape, _interior_hole(np.unique(ts[rows]))) for name, rows in masks.items()}
+
+
 def _step(times: np.ndarray) -> float:
     """The scrape step as this phase shows it: the median spacing of its sample times.
 
@@ -274,12 +298,8 @@ def summarise_metrics(
     ts = table.column("ts").to_numpy()
     step = _step(np.unique(ts))
     qcol = table.column("query")
-    holes = {
-        query: _largest_hole(
-            np.unique(ts[pc.equal(qcol, query).to_numpy(zero_copy_only=False)]), window
-        )
-        for query in queries
-    }
+    masks = {q: pc.equal(qcol, q).to_numpy(zero_copy_only=False) for q in queries}
+    holes = _coverage_holes(ts, masks, window)
     grouped = table.group_by(["query", "labels"]).aggregate(
         [("value", "mean"), ("value", "stddev"), ("value", "count")]
     )

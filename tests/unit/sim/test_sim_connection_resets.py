@@ -34,24 +34,46 @@ def _aggregated(topology: Topology, tmp_path: Path, noise: NoiseLevel) -> list[t
     return rows
 
 
+T0 = 1_784_000_000.0
+"""A virtual start time like the ones the collector's fresh systems have."""
+
+
+def _resets(elapsed: float, noise: NoiseLevel = NoiseLevel.REALISTIC, start: float = T0) -> int:
+    return connection_resets(1, "lg", "GET /", 6.0, started=start, now=start + elapsed, noise=noise)
+
+
 def test_resets_follow_their_rate_and_never_count_down() -> None:
     rate = 6.0
     seconds = 2e6
-    counts = [
-        connection_resets(1, "lg", "GET /", rate, elapsed=t, noise=NoiseLevel.REALISTIC)
-        for t in (0.0, 1e5, 1e6, seconds)
-    ]
+    counts = [_resets(t) for t in (0.0, 1e5, 1e6, seconds)]
     assert counts == sorted(counts)
     expected = rate * RESET_PER_CONNECTION * seconds
     assert abs(counts[-1] - expected) < 5 * expected**0.5  # Poisson: within five sigma
-    heavy = connection_resets(1, "lg", "GET /", rate, elapsed=seconds, noise=NoiseLevel.HEAVY)
+    heavy = _resets(seconds, NoiseLevel.HEAVY)
     factor = NOISE_FACTOR[NoiseLevel.HEAVY]
     assert abs(heavy - factor * expected) < 5 * (factor * expected) ** 0.5
-    assert connection_resets(1, "lg", "GET /", rate, elapsed=seconds, noise=NoiseLevel.NONE) == 0
+    assert _resets(seconds, NoiseLevel.NONE) == 0
     # Keyed draws: asking again, or in another order, reads the same resets.
-    assert counts[1] == connection_resets(
-        1, "lg", "GET /", rate, elapsed=1e5, noise=NoiseLevel.REALISTIC
-    )
+    assert counts[1] == _resets(1e5)
+    # One process on the clock: a longer stretch is the sum of its parts.
+    earlier = T0 - 5e5
+    assert _resets(6e5, start=earlier) == _resets(5e5, start=earlier) + _resets(1e5)
+
+
+def test_windows_at_different_clock_times_see_their_own_resets() -> None:
+    """Every incident's fresh system starts its load generator the same time before the
+    incident; the resets of a window must still differ between incidents (a real
+    cluster's do), so they follow the clock, not the time since the load generator started."""
+    day = 86_400.0
+    windows = [
+        connection_resets(
+            1, "lg", "GET /", 6.0, started=s, now=s + 3_600, noise=NoiseLevel.REALISTIC
+        )
+        for s in (T0 + day + k * 4_000.0 for k in range(40))
+    ]
+    assert len(set(windows)) > 1
+    mean = sum(windows) / len(windows)
+    assert abs(mean - 6.0 * RESET_PER_CONNECTION * 3_600) < 1.0
 
 
 def test_a_healthy_window_shows_rare_failures_unless_noise_is_none(tmp_path: Path) -> None:

@@ -186,37 +186,81 @@ race kube-proxy mitigates by dropping such packets, which leaves it rare, not im
 One in ten thousand is put at "rare": a few an hour at the shipped 27 users."""
 
 
+RESET_BLOCK_S = 3600.0
+"""Length of the clock blocks the reset process is drawn in (a bookkeeping unit, not a
+rate: any length gives the same Poisson process)."""
+
+
 @dataclass
 class _Resets:
-    """The reset times (seconds since the load generator started) drawn so far for one
-    request entry: a Poisson process, each gap keyed by its index."""
+    """The reset process of one request entry, drawn block by block of the virtual clock
+    from ``base`` on: per block its sorted reset times and the resets before it."""
 
     rate: float
-    times: list[float]
+    base: int
+    times: list[list[float]]
+    before: list[int]
 
 
 _RESETS: dict[tuple[int, str, str, float], _Resets] = {}
 
 
-def connection_resets(
-    seed: int, pod: str, entry: str, req_rate: float, *, elapsed: float, noise: NoiseLevel
-) -> int:
-    """Requests of ``entry`` that a connection reset failed in the ``elapsed`` seconds since
-    the load generator ``pod`` started (cumulative, so the stats table's counter never
-    drops); zero with noise ``none``. Gaps are keyed by their index, so every window of a
-    run reads the same resets whatever it asks first."""
-    lam = req_rate * RESET_PER_CONNECTION * NOISE_FACTOR[noise]
-    if lam <= 0 or elapsed <= 0:
-        return 0
+def _poisson(u: float, mean: float) -> int:
+    """The Poisson(``mean``) count whose CDF first reaches ``u`` (inverse transform)."""
+    k, term = 0, math.exp(-mean)
+    total = term
+    while total < u and k < 10_000:
+        k += 1
+        term *= mean / k
+        total += term
+    return k
+
+
+def _resets_until(seed: int, pod: str, entry: str, lam: float, t: float) -> int:
+    """Resets of the entry's process on the virtual clock from its first drawn block to ``t``."""
     key = (seed, pod, entry, round(lam, 12))
-    resets = _RESETS.get(key)
-    if resets is None:
+    block = math.floor(t / RESET_BLOCK_S)
+    process = _RESETS.get(key)
+    if process is None or block < process.base:
         if len(_RESETS) > 4096:
             _RESETS.clear()
-        resets = _RESETS[key] = _Resets(lam, [])
-    times = resets.times
-    while not times or times[-1] <= elapsed:
-        last = times[-1] if times else 0.0
-        u = unit(seed, "conn-reset", pod, entry, len(times))
-        times.append(last - math.log(1.0 - u) / lam)
-    return bisect_right(times, elapsed)
+        process = _RESETS[key] = _Resets(lam, block - 48, [], [])
+    while process.base + len(process.times) <= block:
+        b = process.base + len(process.times)
+        n = _poisson(unit(seed, "conn-reset", pod, entry, b), lam * RESET_BLOCK_S)
+        at = sorted(
+            (b + unit(seed, "conn-reset-at", pod, entry, b, i)) * RESET_BLOCK_S for i in range(n)
+        )
+        prior = process.before[-1] + len(process.times[-1]) if process.times else 0
+        process.times.append(at)
+        process.before.append(prior)
+    index = block - process.base
+    return process.before[index] + bisect_right(process.times[index], t)
+
+
+def connection_resets(
+    seed: int,
+    pod: str,
+    entry: str,
+    req_rate: float,
+    *,
+    started: float,
+    now: float,
+    noise: NoiseLevel,
+) -> int:
+    """Requests of ``entry`` that a connection reset failed between the load generator
+    ``pod``'s start at ``started`` and ``now`` (cumulative, so the stats table's counter
+    never drops); zero with noise ``none``.
+
+    The process runs on the virtual clock, not on the time since the load generator
+    started: every incident's fresh system starts its load generator the same time before
+    the incident, at a start time its place in the plan fixes (``collector.fresh``), so a
+    process keyed by the time since that start would give every incident the same resets,
+    one draw for the whole campaign, where a real cluster's windows each see their own.
+    Each block's count and times are keyed by the block's index, so any window reads the
+    same resets whatever was asked first, in one run, on lanes or as shards."""
+    lam = req_rate * RESET_PER_CONNECTION * NOISE_FACTOR[noise]
+    if lam <= 0 or now <= started:
+        return 0
+    before = _resets_until(seed, pod, entry, lam, started)  # first: it may move the base
+    return _resets_until(seed, pod, entry, lam, now) - before

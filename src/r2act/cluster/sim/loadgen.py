@@ -208,7 +208,7 @@ def locust_table(
         for rate, rate_fail, latency, entry, scope, share, prefix, suffix in fixed:
             reqs = int(rate * elapsed)
             reset = connection_resets(
-                logger.seed, pod, entry, rate, elapsed=ts - started, noise=churn
+                logger.seed, pod, entry, rate, started=started, now=ts, noise=churn
             )
             failures = before.get(scope, 0.0) / share + rate_fail * since
             fails = min(reqs, int(failures) + reset)
