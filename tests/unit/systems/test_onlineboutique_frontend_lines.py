@@ -18,7 +18,11 @@ from r2act.cluster.sim.podlogs import PodLogger
 from r2act.schema import LogLine
 from r2act.systems import ONLINE_BOUTIQUE
 from r2act.systems.logformats import go_line, rfc3339nano
-from r2act.systems.onlineboutique.render_frontend import positional, request_renderer
+from r2act.systems.onlineboutique.render_frontend import (
+    positional,
+    probe_kinds,
+    request_renderer,
+)
 from r2act.systems.onlineboutique.shop import PRODUCTS
 
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -87,3 +91,26 @@ def test_a_failed_request_completes_with_500_and_logs_the_error_between() -> Non
     assert len(errors) == 1
     assert errors[0]["http.req.id"] == records[0]["http.req.id"]
     assert [x.ts for x in lines] == sorted(x.ts for x in lines)
+
+
+def test_a_probe_logs_the_kubelets_session_on_healthz_in_both_lines() -> None:
+    ((rate, n, probe),) = probe_kinds(_logger())
+    assert (rate, n) == (0.2, 2)
+    seen: set[str] = set()
+    for seed in range(40):
+        out: list[LogLine] = []
+        probe(TS, random.Random(seed), out)
+        started, complete = (json.loads(x.line) for x in out)
+        assert started["message"] == "request started"
+        assert complete["message"] == "request complete"
+        for record in (started, complete):
+            assert record["http.req.path"] == "/_healthz"
+            assert record["http.req.method"] == "GET"
+            assert record["session"] in ("x-readiness-probe", "x-liveness-probe")
+        assert started["http.req.id"] == complete["http.req.id"]
+        assert UUID4.match(started["http.req.id"])
+        assert started["session"] == complete["session"]
+        assert (complete["http.resp.status"], complete["http.resp.bytes"]) == (200, 2)
+        assert complete["timestamp"] == rfc3339nano(out[1].ts)
+        seen.add(started["session"])
+    assert len(seen) == 2

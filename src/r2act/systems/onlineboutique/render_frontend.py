@@ -161,26 +161,26 @@ def _handler_lines(scope: str, req: dict[str, str], error: RequestError) -> list
 def probe_kinds(logger: PodIdentity) -> tuple[Kind, ...]:
     """The kubelet's probes of ``/_healthz``, as the frontend's middleware logs them."""
     pod, container, app = logger.pod, logger.container, logger.app
+    req = {
+        "http.req.id": '"%(rid)s"',
+        "http.req.method": '"GET"',
+        "http.req.path": '"/_healthz"',
+        "session": '"%(session)s"',
+    }
+    slots = ("rid", "session", "ts")
+    started = positional(go_line("debug", T("fe.request_started")(), req, "%(ts)s"), slots)
+    done = {**req, "http.resp.bytes": "2", "http.resp.status": "200", "http.resp.took_ms": "0"}
+    complete = positional(go_line("debug", T("fe.request_complete")(), done, "%(ts)s"), slots)
 
     def probe(ts: float, r: random.Random, out: list[LogLine]) -> None:
         # the manifest sends the session cookie x-readiness-probe / x-liveness-probe
         session = "x-readiness-probe" if r.random() < 0.5 else "x-liveness-probe"
         rid = uuid_text(r)
-        req = {
-            "http.req.id": f'"{rid}"',
-            "http.req.method": '"GET"',
-            "http.req.path": '"/_healthz"',
-            "session": f'"{session}"',
-        }
-        line = go_line("debug", T("fe.request_started")(), req) % rfc3339nano(ts)
+        line = started % (rid, session, rfc3339nano(ts))
         out.append(new(LogLine, (ts, pod, container, app, line)))
         end = ts + 0.0004
-        complete = go_line(
-            "debug",
-            T("fe.request_complete")(),
-            {**req, "http.resp.bytes": "2", "http.resp.status": "200", "http.resp.took_ms": "0"},
-        )
-        out.append(new(LogLine, (end, pod, container, app, complete % rfc3339nano(end))))
+        line = complete % (rid, session, rfc3339nano(end))
+        out.append(new(LogLine, (end, pod, container, app, line)))
 
     return ((PROBE_RATE, 2, probe),)
 
