@@ -102,8 +102,12 @@ class _LineEncoder:
     """Encodes LogLines as ``{"ts", "pod", "container", "service", "line"}`` JSON lines.
 
     The pod/container/service part repeats for thousands of lines, so it is encoded once per
-    distinct triple; only the timestamp and the raw line are encoded per record. With
-    ``lines``, every raw line is also appended there (what ``WrittenLogs`` keeps).
+    distinct triple; only the timestamp and the raw line are encoded per record. A batch
+    holds each pod's piece as one run of lines sharing the very same three string objects,
+    so the triple is looked up again only when one of them is another object than the
+    previous line's (identity is cheaper than building and hashing the key per line; an
+    equal copy still finds its entry). With ``lines``, every raw line is also appended
+    there (what ``WrittenLogs`` keeps).
     """
 
     def __init__(self, lines: list[str] | None = None) -> None:
@@ -125,13 +129,22 @@ class _LineEncoder:
         append = parts.append
         if self._lines is not None:
             self._lines += [row[4] for row in batch]
+        last_pod = last_container = last_service = None
+        mid = ""
         for ts, pod, container, service, line in batch:
-            key = (pod, container, service)
-            mid = middle.get(key)
-            if mid is None:
-                mid = f', "pod": {_quote(pod)}, "container": {_quote(container)}, '
-                mid += f'"service": {_quote(service)}, "line": '
-                middle[key] = mid
+            if (
+                pod is not last_pod
+                or container is not last_container
+                or service is not last_service
+            ):
+                last_pod, last_container, last_service = pod, container, service
+                key = (pod, container, service)
+                found = middle.get(key)
+                if found is None:
+                    found = f', "pod": {_quote(pod)}, "container": {_quote(container)}, '
+                    found += f'"service": {_quote(service)}, "line": '
+                    middle[key] = found
+                mid = found
             append(f'{{"ts": {ts!r}{mid}{_quote(line)}}}\n')
         return "".join(parts).encode("ascii")
 

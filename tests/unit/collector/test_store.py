@@ -40,6 +40,33 @@ def test_log_lines_round_trip_through_gzip_json_lines_with_awkward_text(tmp_path
     ]
 
 
+def test_each_line_names_its_own_pod_when_runs_change_or_repeat_as_equal_copies() -> None:
+    # runs of one pod, a container change inside a run, equal strings that are other
+    # objects (the encoder looks the triple up again only when an object changes)
+    pod = "cart-1"
+    copy = "".join(["cart", "-1"])
+    assert copy == pod and copy is not pod
+    lines = [
+        LogLine(1.0, pod, "server", "cartservice", "a"),
+        LogLine(1.1, pod, "server", "cartservice", "b"),
+        LogLine(1.2, pod, "redis", "cartservice", "c"),
+        LogLine(1.3, "front-1", "server", "frontend", "d"),
+        LogLine(1.4, copy, "server", "cartservice", "e"),
+        LogLine(1.5, pod, "server", "checkout", "f"),
+    ]
+    encoder = store._LineEncoder([])
+    first = encoder.encode(lines[:3]) + encoder.encode(lines[3:])
+    decoded = [json.loads(row) for row in first.splitlines()]
+    assert decoded == [
+        {"ts": x.ts, "pod": x.pod, "container": x.container, "service": x.service, "line": x.line}
+        for x in lines
+    ]
+    written = encoder.written()
+    assert written.pods == ("cart-1", "front-1")
+    assert written.services == ("cartservice", "frontend", "checkout")
+    assert written.lines.to_pylist() == ["a", "b", "c", "d", "e", "f"]
+
+
 @pytest.mark.parametrize("suffix", [".zst", ".gz"])
 def test_identical_logs_give_identical_bytes(tmp_path: Path, suffix: str) -> None:
     batch = [LogLine(float(i), "p", "c", "s", f"line {i}") for i in range(100)]
