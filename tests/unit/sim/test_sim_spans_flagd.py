@@ -103,10 +103,25 @@ def test_every_empty_cart_asks_flagd_and_flagd_answers_in_the_same_trace(
         assert {s.trace_id for s in (handler, call, *chain)} == {handler.trace_id}
         assert call.start >= handler.start
         assert call.start + call.duration_s <= handler.start + handler.duration_s + 1e-6
-        flagged = chain[1].attributes
-        assert flagged["feature_flag.key"] == "cartFailure"
-        assert flagged["feature_flag.result.variant"] == "off"
-        assert flagged["feature_flag.provider.name"] == "flagd"
+        assert chain[1].attributes == {}  # FLAGD_FLAG_ATTRIBUTES is off
+
+
+def test_with_flagds_attributes_on_the_handler_span_names_the_flag_and_its_variant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(as_tracing, "FLAGD_FLAG_ATTRIBUTES", True)
+    cluster = _shop(tmp_path)
+    cluster.clock.sleep(360.0)
+    now = cluster.clock.now()
+    evaluations = _evaluations(_spans(cluster, TimeWindow(now - 240.0, now)))
+    assert evaluations
+    for _, _, chain in evaluations:
+        assert chain[1].attributes == {
+            "feature_flag.key": "cartFailure",
+            "feature_flag.result.variant": "off",
+            "feature_flag.provider.name": "flagd",
+        }
+        assert chain[0].attributes["rpc.service"] == "flagd.evaluation.v1.Service"
 
 
 def test_flagd_opens_spans_only_under_a_callers_evaluation(healthy: list[Span]) -> None:
@@ -135,7 +150,12 @@ def _leaks(span: Span, answers: set[str]) -> bool:
     return any(a.lower() in text.lower() for a in answers)
 
 
-def test_a_flipped_flag_changes_the_variant_flagd_reports_not_the_shape(tmp_path: Path) -> None:
+def test_a_flipped_flag_changes_the_variant_flagd_reports_not_the_shape(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With flagd's attributes on (``FLAGD_FLAG_ATTRIBUTES``); the answer check is the one
+    the dataset's guard is meant to apply then (the conventions' keys exempt)."""
+    monkeypatch.setattr(as_tracing, "FLAGD_FLAG_ATTRIBUTES", True)
     cluster = _shop(tmp_path, seed=4)
     cluster.clock.sleep(300.0)
     name = _inject_flag(cluster, "cartFailure", "on")
@@ -249,3 +269,18 @@ def test_flagds_citations_outside_the_reference_tree_are_at_the_charts_image_tag
     for traced_service in get_system("astronomyshop").tracing.services.values():
         if traced_service is not traced:
             assert not any(c.tree for c in traced_service.evidence)
+
+
+def test_the_dataset_guard_still_reads_the_conventions_key_as_the_fault_type() -> None:
+    """Why ``FLAGD_FLAG_ATTRIBUTES`` is off: the guard finds ``feature_flag`` in the key
+    ``feature_flag.key``. When the guard exempts the conventions' namespace, this fails:
+    then turn the attributes on."""
+    import pyarrow as pa
+
+    from r2act.datasets.traces import answer_leaks
+
+    table = pa.table(
+        {"operation": ["resolveBoolean"], "attributes": ['{"feature_flag.key": "cartFailure"}']}
+    )
+    assert answer_leaks(table, [f.value for f in FaultType]) == ["feature_flag"]
+    assert not as_tracing.FLAGD_FLAG_ATTRIBUTES
