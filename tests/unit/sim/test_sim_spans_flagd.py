@@ -284,3 +284,20 @@ def test_the_dataset_guard_still_reads_the_conventions_key_as_the_fault_type() -
     )
     assert answer_leaks(table, [f.value for f in FaultType]) == ["feature_flag"]
     assert not as_tracing.FLAGD_FLAG_ATTRIBUTES
+
+
+def test_only_instrumented_handlers_declare_calls_and_each_evaluation_is_a_real_flag() -> None:
+    """An uninstrumented caller would propagate no context, so its calls must not be
+    walked as children of its parent: every declared caller is instrumented, every flag
+    and its off variant are the system's, and the flag service is instrumented."""
+    system = get_system("astronomyshop")
+    tracing = system.tracing
+    assert tracing.flag_service in tracing.services
+    for (caller, _), evaluations in tracing.evaluations.items():
+        assert caller in tracing.services
+        for evaluation in evaluations:
+            flag = system.flags[evaluation.flag]
+            assert evaluation.off == flag.off
+            assert caller in flag.readers
+    for caller, _ in tracing.handler_calls:
+        assert caller in tracing.services

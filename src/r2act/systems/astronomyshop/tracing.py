@@ -1193,7 +1193,10 @@ TRACING = Tracing(
         FLAG_SERVICE: _service(FLAG_SERVICE, _flagd_server, _none, _FLAGD),
     },
     not_instrumented={
-        "postgresql": "the postgres:17 image; seen only as product-catalog's otelsql spans",
+        "postgresql": (
+            "the postgres:17 image; seen only as its clients' spans (product-catalog's "
+            "otelsql, product-reviews' psycopg2, accounting's Npgsql)"
+        ),
         "valkey-cart": "the valkey image; seen only as cart's Redis client spans",
         "kafka": "the apache/kafka image; seen only as checkout's producer span",
         "otel-collector-agent": "the collector itself (its own telemetry is not traced)",
