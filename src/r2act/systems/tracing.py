@@ -69,6 +69,11 @@ class Cited:
     path: str
     line: int
     fragment: str
+    tree: str = ""
+    """Empty: ``path`` is under ``shared/reference``. Otherwise the upstream repository and
+    tag the line stands in (``owner/name@tag``), a pinned source the reference tree lacks
+    (read from that tag; the conformance tests check the tag against the deployment's pin,
+    not the line)."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,49 @@ class Origin:
 
 
 @dataclass(frozen=True)
+class FlagEvaluation:
+    """One feature-flag evaluation a handler makes over the network on every request it
+    serves: a remote call to the flag service inside the handler's innermost server span,
+    before its other calls, whose failure the SDK swallows (it returns the default value).
+
+    An evaluation a provider answers from its own cache (after the first one per
+    configuration change) makes no call and is not declared."""
+
+    flag: str
+    """The flag's key."""
+    resolve: str
+    """The flag service's operation that answers it (its ``server`` is asked for
+    ``evaluation_op(resolve, flag, variant)``; the caller's ``client`` for the same op)."""
+    off: str
+    """The variant the flag serves while no fault flips it."""
+    source: str
+    """The line that evaluates it."""
+
+
+@dataclass(frozen=True)
+class HandlerCall:
+    """A call a handler makes that only traces show: the load model (logs, metrics) leaves
+    it out, so the walk adds it to the handler's own calls, never fatal, before them."""
+
+    callee: str
+    op: str
+    source: str
+    """The line that makes it."""
+
+
+def evaluation_op(resolve: str, flag: str, variant: str) -> str:
+    """The operation a flag evaluation is walked as: the flag service's method, the flag
+    and the variant it serves (its spans carry the last two where the service sets them)."""
+    return f"{resolve} {flag} {variant}"
+
+
+def split_evaluation_op(op: str) -> tuple[str, str, str]:
+    """(method, flag, variant) of an ``evaluation_op``."""
+    resolve, flag, variant = op.split(" ", 2)
+    return resolve, flag, variant
+
+
+@dataclass(frozen=True)
 class Tracing:
     """A system's traces: its instrumented deployments and why the others are not."""
 
@@ -152,3 +200,11 @@ class Tracing:
     """Queue deployment -> the deployments that consume what a producer span sends to it:
     each opens its ``server(<the producer's op>)`` spans, outermost first, as a trace of
     its own (``cluster/sim/spans._consume``), ``QUEUE_LAG_MS`` after the publish."""
+    flag_service: str = ""
+    """The deployment that answers remote flag evaluations (empty: the system has none)."""
+    evaluations: Mapping[tuple[str, str], tuple[FlagEvaluation, ...]] = field(default_factory=dict)
+    """(deployment, operation) -> the flags its handler evaluates over the network on each
+    request (``cluster/sim/flagspans``), in the order it evaluates them."""
+    handler_calls: Mapping[tuple[str, str], tuple[HandlerCall, ...]] = field(default_factory=dict)
+    """(deployment, operation) -> the calls its handler makes that the load model leaves out
+    (walked after its flag evaluations, ``cluster/sim/flagspans``)."""

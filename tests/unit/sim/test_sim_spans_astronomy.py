@@ -16,6 +16,7 @@ from r2act.schema.traces import Span, keeps_trace
 from r2act.systems import SYSTEMS, get_system
 
 from .conftest import NO_GLITCHES
+from .test_sim_spans_flagd import SEMCONV_KEYS
 
 WINDOW_S = 240.0
 
@@ -135,7 +136,7 @@ def test_each_order_message_starts_a_trace_in_each_consumer(
         assert root.trace_id != sent.trace_id
         assert root.start >= sent.start + sent.duration_s
         consumed[root.service].append("/".join(s.operation for s in members))
-    assert set(consumed["accounting"]) == {"order-consumed/orders receive"}
+    assert set(consumed["accounting"]) == {"order-consumed/orders receive/postgresql"}
     assert set(consumed["fraud-detection"]) == {"orders receive/orders process"}
     assert len(consumed["accounting"]) == len(consumed["fraud-detection"]) == len(publishes)
 
@@ -193,7 +194,10 @@ def test_a_consumer_that_is_down_opens_no_trace_and_no_span_carries_the_answer(
     answers = {planned.id, chaos_name, "chaos", *(f.value for f in FaultType)}
     answers |= {f.value.replace("_", "-") for f in FaultType}
     for span in before + during:
-        text = " ".join(f"{k}={v}" for k, v in span.attributes.items()).lower()
+        # flagd's feature_flag.* keys (the conventions' namespace, set on every evaluation)
+        # spell the fault type by accident: every other key and every value is checked.
+        keys = (k for k in span.attributes if not k.startswith(SEMCONV_KEYS))
+        text = " ".join([*keys, *(str(v) for v in span.attributes.values())]).lower()
         text += f" {span.operation.lower()}"
         assert not any(a.lower() in text for a in answers), span
 
@@ -221,4 +225,4 @@ def test_the_llm_is_not_instrumented_in_its_source(reference_dir: Path) -> None:
     assert "import opentelemetry" not in (src / "app.py").read_text()
     tracing = get_system("astronomyshop").tracing
     assert "llm" in tracing.not_instrumented and "llm" not in tracing.services
-    assert set(tracing.pending) == {"flagd"}
+    assert not tracing.pending and "flagd" in tracing.services

@@ -29,6 +29,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from r2act.cluster.sim.flagspans import flag_calls, flipped_flags
 from r2act.cluster.sim.logs import BUCKET_S, pieces
 from r2act.cluster.sim.scene import Scene, ServiceView, _edge_faults
 from r2act.cluster.sim.seeding import key_int
@@ -141,6 +142,8 @@ class _Walk:
     muted: int = 0
     """Above zero while walking below an uninstrumented service: it propagates no trace
     context, so what its callees open belongs to other traces (not made here)."""
+    flipped: dict[str, str] = field(default_factory=dict)
+    """Flag -> the variant a flag fault makes the flag service serve (``flagspans``)."""
 
     def new_id(self) -> str:
         """The next span id: drawn from the trace's own generator (seeded by its id)."""
@@ -220,6 +223,10 @@ def _handle(
     nested = len(shapes) * NESTED_MS
     cursor = start + (nested + own / 2) / 1000.0
     outcome = "ok"
+    asked = flag_calls(walk.tracing, service, op, walk.flipped)  # before the handler's work
+    if asked:
+        evaluated = _calls(walk, service, asked, inner_parent, start + nested / 1000.0)[0]
+        cursor = max(cursor, evaluated)
     view = scene.services.get(service)
     flagged = view.op_fail.get(op) if view is not None else None
     if flagged is not None and flagged[1] != "flag_caught" and r.random() < flagged[0]:
@@ -429,6 +436,7 @@ class SpanSource:
         self._draws = random.Random()
         self._shapes = _Shapes(self.tracing)
         self._edges: tuple[object, dict[tuple[str, str], tuple[float, str]]] | None = None
+        self._flipped: dict[str, str] = {}
 
     def _edges_of(
         self, scene: Scene, timelines: dict[str, PodTimeline]
@@ -460,6 +468,7 @@ class SpanSource:
                     continue
                 scene = scene_at((a + b) / 2)
                 edges = self._edges_of(scene, timelines)
+                self._flipped = flipped_flags(timelines, (a + b) / 2)
                 for spans in self._piece(scene, edges, (bucket, index), (a, b), sample):
                     batch.extend(s for s in spans if start <= s.start <= end)
                 if len(batch) >= BATCH_SPANS:
@@ -494,6 +503,7 @@ class SpanSource:
                 trace_id = f"{high:016x}{low:016x}"
                 r = random.Random(high << 64 | low)
                 walk = _Walk(trace_id, scene, edges, self.tracing, r, self._shapes)
+                walk.flipped = self._flipped
                 arrived = a + (b - a) * r.random()
                 path = route.path
                 if path.endswith("*") and self.path_ids:

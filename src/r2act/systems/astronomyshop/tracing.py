@@ -32,7 +32,11 @@ the whole-trace rate is r2act's. Per service, the set-up line and the pin:
   (``values.yaml`` sets no ``OTEL_DOTNET_EXPERIMENTAL_ASPNETCORE_ENABLE_GRPC_INSTRUMENTATION``),
   so the server span is an HTTP one, ``POST /oteldemo.CartService/<Method>``, and a gRPC
   error (an HTTP 200 with a grpc-status trailer) leaves its status unset. Valkey commands
-  are client spans named by the command.
+  are client spans named by the command. ``AddGrpcClientInstrumentation`` (L78) traces the
+  flagd provider's calls: ``EmptyCart`` evaluates ``cartFailure`` on every call
+  (``services/CartService.cs`` L83) and the .NET provider 0.3.4 caches nothing unless
+  ``FLAGD_CACHE=lru``, so each one is a ``flagd.evaluation.v1.Service/ResolveBoolean``
+  client span (see flagd below).
 - **currency** (C++): hand-made server spans ``Currency/<Method>`` with the RPC attributes
   and an explicit ``Ok`` or ``Error`` status (``currency/src/server.cpp`` L109-L135,
   L170-L221).
@@ -73,7 +77,10 @@ the whole-trace rate is r2act's. Per service, the set-up line and the pin:
   task's requests share one).
 - **accounting** (.NET auto-instrumentation 1.13.0, ``accounting/Dockerfile`` L34-L36):
   its loop's ``order-consumed`` activity, started before ``Consume`` with no parent
-  (``Consumer.cs`` L65), and the Kafka instrumentation's ``orders receive`` span in it.
+  (``Consumer.cs`` L65), the Kafka instrumentation's ``orders receive`` span in it, and
+  the order's database write (``SaveChanges``, L132) as Npgsql's own ``postgresql`` client
+  span: the chart turns the EF Core instrumentation off (rendered ``component.yaml``
+  L611-L612), so EF Core adds none (``_accounting_client``).
 - **fraud-detection** (Java agent 2.23.0): with receive telemetry on (chart
   ``component.yaml`` L1187-L1188) the poll's ``orders receive`` span roots a new trace and
   ``orders process`` is its child; the link to checkout's producer span has no place in a
@@ -82,13 +89,40 @@ the whole-trace rate is r2act's. Per service, the set-up line and the pin:
 - **image-provider** (nginx with ``ngx_otel_module``, ``nginx.conf.template`` L1, L13-L16):
   one ``image-provider`` server span per request; no request of the load model reaches it
   (Locust's ``HttpUser`` fetches no image; browser users are off).
-- **flagd** (pending): it exports traces, but flag evaluations are not in the trees.
+- **flagd** (``ghcr.io/open-feature/flagd:v0.12.9``, rendered ``component.yaml`` L1037;
+  its source is not in the reference tree, so its lines are cited at that tag,
+  ``Cited.tree``): with a collector configured (``FLAGD_OTEL_COLLECTOR_URI``, L1066) it
+  installs otelconnect's interceptor, so each evaluation RPC opens
+  ``flagd.evaluation.v1.Service/<Method>`` (server, continuing the caller's trace), the
+  handler's ``resolve<Type>`` server span carrying ``feature_flag.key``,
+  ``feature_flag.result.variant`` and ``feature_flag.provider.name``, and the evaluator's
+  ``resolve<Type>`` internal span (``_flagd_server``). The variant is what flagd serves:
+  a FlagFault that flips a flag shows there, as it would to anyone reading flagd's spans.
+  The three attributes are held back (``FLAGD_FLAG_ATTRIBUTES``) until the dataset's answer
+  guard stops reading the key ``feature_flag.key`` as the fault type's name.
+  Every provider runs in RPC mode against ``flagd:8013`` (no reader sets
+  ``FLAGD_RESOLVER``; RPC is every provider's default), but only cart's calls flagd on
+  each request: the Go, Java, Node and Python providers cache a ``STATIC`` resolution (no
+  flag has targeting, ``flagd/demo.flagd.json``) until flagd's event stream reports a
+  change, and email's Ruby provider raises in ``fetch_number_value`` before any call
+  (``EVALUATIONS``). The OpenFeature OpenTelemetry hooks (checkout, product-catalog,
+  recommendation, the load generator; cart's ``TraceEnricherHook``) add span *events*,
+  not spans, and a ``Span`` carries no events. Not walked: the once-per-change
+  evaluations of the caching readers, the event streams, and ``flood_home``'s OFREP
+  evaluation, which reaches flagd from the load generator outside the entry point's routes
+  (a trace of its own per task run: requests' ``POST`` and flagd's ``flagd.ofrep``). A
+  flagd that is down or unreachable shows as cart's failed client span and no flagd span;
+  the SDK then returns the default and ``EmptyCart`` goes on. flagd's own time per
+  evaluation is the engine's default for a service the load model gives none (3 ms), as
+  ``traffic.SERVICE_MS`` lists only the services the routes call.
 
 Named assumptions where a library's exact names are not in the pinned tree: the attribute
 sets are the RPC/HTTP/messaging conventions' required ones, not every optional attribute,
-and no per-request value (a product id, a question); the awc client span is named like the
-server's (``<METHOD> <path>``); the .NET Kafka consumer span is ``<topic> receive``, a
-child of the loop's activity (its instrumentation is not in the reference).
+and no per-request value (a product id, a question, a statement); the awc client span is
+named like the server's (``<METHOD> <path>``); the .NET Kafka consumer span is ``<topic>
+receive``, a child of the loop's activity, and stays current until the next ``Consume``
+(its instrumentation is not in the reference), so accounting's database span is its child;
+otelconnect's server error rule is otelgrpc's; one Npgsql span per order (one batch).
 """
 
 from __future__ import annotations
@@ -97,9 +131,13 @@ from collections.abc import Callable
 from functools import cache
 
 from r2act.schema.traces import AttributeValue, SpanKind
+from r2act.systems.astronomyshop.flags import flag
+from r2act.systems.astronomyshop.topology import VERSION
 from r2act.systems.astronomyshop.traffic import TASKS
 from r2act.systems.tracing import (
     Cited,
+    FlagEvaluation,
+    HandlerCall,
     Origin,
     ServiceTracing,
     SpanShape,
@@ -109,6 +147,7 @@ from r2act.systems.tracing import (
     http_client_error,
     http_server_error,
     never_error,
+    split_evaluation_op,
 )
 
 PACKAGE = "oteldemo"
@@ -351,6 +390,10 @@ def _catalog_client(callee: str, _op: str) -> SpanShape | None:
 
 
 _CART = "cart/src/Program.cs L71-L78 (AspNetCore 1.14.0, StackExchangeRedis 1.14.0-beta.1)"
+_CART_FLAGD = (
+    "cart/src/Program.cs L52, L78 (FlagdProvider of OpenFeature.Contrib.Providers.Flagd "
+    "0.3.4, cart.csproj L32; GrpcNetClient 1.14.0-beta.1, L24)"
+)
 
 
 def _cart_server(op: str) -> tuple[SpanShape, ...]:
@@ -369,6 +412,24 @@ def _cart_server(op: str) -> tuple[SpanShape, ...]:
 
 
 def _cart_client(callee: str, op: str) -> SpanShape | None:
+    """Valkey commands, and the flagd provider's gRPC calls (``Grpc.Net.Client``, which
+    ``AddGrpcClientInstrumentation`` traces: ``Program.cs`` L78; ``GrpcNetClient``
+    1.14.0-beta.1, ``cart.csproj`` L24). The HttpClient span the HTTP instrumentation opens
+    under the gRPC one is left out (one client span per outgoing call in the engine), an
+    assumption of this declaration."""
+    if callee == FLAG_SERVICE:
+        method = split_evaluation_op(op)[0]
+        attributes: Attributes = {
+            "rpc.system": "grpc",
+            "rpc.service": FLAGD_RPC_SERVICE,
+            "rpc.method": method,
+            "server.address": FLAG_SERVICE,
+            "server.port": FLAGD_RPC_PORT,
+        }
+        name = f"{FLAGD_RPC_SERVICE}/{method}"
+        return _shape(
+            name, "client", attributes, "rpc.grpc.status_code", grpc_client_error, _CART_FLAGD
+        )
     if callee != "valkey-cart":
         return None
     return _shape(op, "client", {"db.system": "redis"}, None, grpc_client_error, _CART)
@@ -608,6 +669,46 @@ ORDERS_TOPIC = "orders"
 L29, ``checkout/kafka/producer.go`` L13)."""
 
 
+ACCOUNTING_DB = "otel"
+"""The database of accounting's ``DB_CONNECTION_STRING`` (rendered ``component.yaml``
+L609-L610: ``Host=postgresql;Username=otelu;Password=otelp;Database=otel``)."""
+ACCOUNTING_WRITE = "SaveChanges"
+"""The operation accounting's order write is walked as (``Consumer.cs`` L132)."""
+
+
+def _accounting_client(callee: str, _op: str) -> SpanShape | None:
+    """Npgsql's own command span for the order's ``SaveChanges`` (``Consumer.cs`` L132).
+
+    The chart turns the auto-instrumentation's EF Core instrumentation off
+    (``OTEL_DOTNET_AUTO_TRACES_ENTITYFRAMEWORKCORE_INSTRUMENTATION_ENABLED: "false"``,
+    rendered ``component.yaml`` L611-L612), so EF Core opens no span; the Npgsql
+    instrumentation (on by default) listens to Npgsql's ``ActivitySource``. Npgsql 10.0.0
+    (the floor ``Npgsql.EntityFrameworkCore.PostgreSQL`` 10.0.0 requires, ``Accounting.csproj``
+    L21) names a text command's span ``postgresql`` (its ``NpgsqlActivitySource.CommandStart``:
+    no query summary without parsing SQL, so the system's name) and tags it with
+    ``db.system.name``, ``db.namespace`` (the database) and ``server.address`` (the host);
+    the port is left out at 5432. Named assumptions (Npgsql's source is not in the reference
+    tree): EF Core sends the order's inserts as one batch, hence one span per order; the
+    statement (``db.query.text``, which varies with the order's items) and the per-connection
+    tags are left out, as every per-request value here; a connection that cannot be opened
+    fails before the command starts, which upstream opens no span, while the engine still
+    shows the failed call as its client span (one per call)."""
+    if callee != "postgresql":
+        return None
+    attributes: Attributes = {
+        "db.system.name": "postgresql",
+        "db.namespace": ACCOUNTING_DB,
+        "server.address": "postgresql",
+    }
+    return _shape("postgresql", "client", attributes, None, grpc_client_error, _ACCOUNTING_DB)
+
+
+_ACCOUNTING_DB = (
+    "accounting/Consumer.cs L22, L132 (UseNpgsql, SaveChanges; Npgsql 10.0.0's ActivitySource, "
+    "Accounting.csproj L21); EF Core instrumentation off (chart component.yaml L611-L612)"
+)
+
+
 def _kafka_consumer(operation: str, group: str, source: str) -> SpanShape:
     attributes: Attributes = {
         "messaging.system": "kafka",
@@ -661,7 +762,117 @@ def _images_server(op: str) -> tuple[SpanShape, ...]:
     )
 
 
+# --- flagd and the flag evaluations -----------------------------------------------------------
+
+FLAG_SERVICE = "flagd"
+"""The flag service's deployment; every provider dials ``FLAGD_HOST`` (``flagd`` in the
+chart's environment of each reader, e.g. rendered ``component.yaml`` L681-L682)."""
+FLAGD_RPC_SERVICE = "flagd.evaluation.v1.Service"
+"""The evaluation service the RPC providers call: the ``flagd/evaluation/v1`` schema
+(generated ``evaluationv1connect`` in ``checkout/go.mod`` L29; its ``Service`` in flagd's
+``flag_evaluator_v2.go``)."""
+FLAGD_RPC_PORT = 8013
+"""``--port 8013`` (rendered ``component.yaml`` L1042-L1043), ``FLAGD_PORT``."""
+FLAGD_TAG = "open-feature/flagd@flagd/v0.12.9"
+"""flagd's source at the chart's image tag (``ghcr.io/open-feature/flagd:v0.12.9``,
+rendered ``component.yaml`` L1037): not in the reference tree, read at that tag."""
+
+_FLAGD = (
+    f"{FLAGD_TAG}: core/pkg/telemetry/builder.go L108-L116 (otelconnect v0.7.2 with "
+    "WithTrustRemote, flagd/go.mod L45), flagd/pkg/service/flag-evaluation/"
+    "flag_evaluator_v2.go L48, L201 (resolve<Type> server spans), flag_evaluator.go L361-L362 "
+    "(feature-flag attributes), core/pkg/evaluator/json.go L199 (the evaluator's span); "
+    "FLAGD_OTEL_COLLECTOR_URI set (chart component.yaml L1066-L1067)"
+)
+
+
+FLAGD_FLAG_ATTRIBUTES = False
+"""Whether flagd's ``resolve<Type>`` server span carries the three feature-flag attributes
+the pinned flagd sets on it (``flag_evaluator.go`` L361-L362 at v0.12.9). Off for now, and
+for one reason only: the dataset's answer guard (``datasets/traces.answer_leaks``) matches
+every fault type's name as a substring of the attributes' keys too, and the conventions'
+key ``feature_flag.key`` contains the fault type ``feature_flag``, so a build would refuse
+every Astronomy Shop incident with these spans (a real cluster's included). Once the guard
+exempts keys in the conventions' ``feature_flag.`` namespace (their presence says nothing
+about the fault: flagd sets them on every evaluation), this is meant to be on; the
+variant is then evidence a method can see, as it is in flagd's real traces."""
+
+
+def _lower_first(method: str) -> str:
+    return method[:1].lower() + method[1:]
+
+
+def _flagd_server(op: str) -> tuple[SpanShape, ...]:
+    """What flagd opens per evaluation RPC, outermost first:
+
+    - otelconnect's server interceptor, which flagd installs when a collector is configured
+      (the chart sets one): the span named by the procedure without its leading ``/``,
+      the RPC attributes (the client's address, a per-request value, left out) and the
+      gRPC code; it continues the caller's trace (``WithTrustRemote``). Its error rule is
+      assumed to be otelgrpc's server list (the interceptor's ``serverSpanStatus`` is not
+      in the reference tree);
+    - the handler's own ``resolve<Type>`` span (kind server, tracer
+      ``flagd.evaluation.v1``), on which ``resolve`` sets the semantic conventions' (v1.34)
+      ``feature_flag.key``, ``feature_flag.result.variant`` and ``feature_flag.provider.name``
+      (``flagd``): the variant flagd serves is on the span, so a flipped flag shows there as
+      it would to a reader of flagd's traces (none of them while ``FLAGD_FLAG_ATTRIBUTES``
+      is off: see there);
+    - the JSON evaluator's ``resolve<Type>`` span (internal) under it."""
+    if len(op.split(" ")) != 3:  # not an evaluation: flagd serves no other operation
+        return ()
+    method, key, variant = split_evaluation_op(op)
+    rpc: Attributes = {"rpc.system": "grpc", "rpc.service": FLAGD_RPC_SERVICE, "rpc.method": method}
+    flagged: Attributes = {}
+    if FLAGD_FLAG_ATTRIBUTES:
+        flagged = {
+            "feature_flag.key": key,
+            "feature_flag.result.variant": variant,
+            "feature_flag.provider.name": FLAG_SERVICE,
+        }
+    own = _lower_first(method)
+    return (
+        _shape(
+            f"{FLAGD_RPC_SERVICE}/{method}",
+            "server",
+            rpc,
+            "rpc.grpc.status_code",
+            grpc_go_server_error,
+            _FLAGD,
+        ),
+        _shape(own, "server", flagged, None, never_error, _FLAGD),
+        _shape(own, "internal", {}, None, never_error, _FLAGD),
+    )
+
+
+def _evaluation(key: str, resolve: str, source: str) -> FlagEvaluation:
+    return FlagEvaluation(key, resolve, flag(VERSION, key).off, source)
+
+
+EVALUATIONS: dict[tuple[str, str], tuple[FlagEvaluation, ...]] = {
+    ("cart", "EmptyCart"): (
+        _evaluation(
+            "cartFailure",
+            "ResolveBoolean",
+            "cart/src/services/CartService.cs L83 (GetBooleanValueAsync); no cache: "
+            "FlagdConfig enables one only for FLAGD_CACHE=lru, unset in the chart",
+        ),
+    ),
+}
+"""The evaluations that reach flagd on every request: cart's only. Every other reader's
+provider answers from its own LRU cache after the first evaluation (a flag without targeting
+resolves ``STATIC``, which the RPC resolvers cache until flagd's event stream reports a
+configuration change): the Go provider v0.3.1 (checkout, product-catalog: cache ``lru`` by
+default), Java 0.11.19 (ad, fraud-detection), Node 0.13.3 (payment) and Python 0.2.3
+(recommendation, product-reviews, llm). Those once-per-change calls, flagd's event streams
+and email's ``fetch_number_value`` (the Ruby provider raises before any call since 0.1.1)
+are not walked; the load generator's OFREP evaluation in ``flood_home`` reaches flagd
+directly, not through the entry point's routes the engine walks, and is not walked either
+(each run would be a trace of its own: requests' ``POST`` client span and flagd's
+``flagd.ofrep`` server span, ``ofrep/handler.go`` L45)."""
+
+
 _SRC = "opentelemetry-demo-2.2.0/src"
+_RENDERED = "opentelemetry-demo-chart-0.40.10/examples/default/rendered/component.yaml"
 
 
 def _cite(path: str, line: int, fragment: str) -> Cited:
@@ -709,6 +920,19 @@ EVIDENCE: dict[str, tuple[Cited, ...]] = {
     ),
     "cart": (
         _cite("cart/src/Program.cs", 77, ".AddAspNetCoreInstrumentation()"),
+        _cite("cart/src/Program.cs", 78, ".AddGrpcClientInstrumentation()"),
+        _cite("cart/src/Program.cs", 52, ".AddProvider(_ => new FlagdProvider())"),
+        _cite("cart/src/services/CartService.cs", 83, 'GetBooleanValueAsync("cartFailure", false)'),
+        _cite(
+            "cart/src/cart.csproj",
+            24,
+            'OpenTelemetry.Instrumentation.GrpcNetClient" Version="1.14.0-beta.1"',
+        ),
+        _cite(
+            "cart/src/cart.csproj",
+            32,
+            'OpenFeature.Contrib.Providers.Flagd" Version="0.3.4"',
+        ),
         _cite("cart/src/Program.cs", 75, ".AddRedisInstrumentation("),
         _cite(
             "cart/src/cart.csproj", 23, 'OpenTelemetry.Instrumentation.AspNetCore" Version="1.14.0"'
@@ -840,6 +1064,62 @@ EVIDENCE: dict[str, tuple[Cited, ...]] = {
             "accounting/Consumer.cs", 65, 'StartActivity("order-consumed",  ActivityKind.Internal)'
         ),
         _cite("accounting/Consumer.cs", 29, 'TopicName = "orders"'),
+        _cite("accounting/Consumer.cs", 22, "optionsBuilder.UseNpgsql(connectionString)"),
+        _cite("accounting/Consumer.cs", 132, "_dbContext.SaveChanges();"),
+        _cite(
+            "accounting/Accounting.csproj",
+            21,
+            'Npgsql.EntityFrameworkCore.PostgreSQL" Version="10.0.0"',
+        ),
+        Cited(_RENDERED, 610, "Database=otel"),
+        Cited(
+            _RENDERED, 611, "OTEL_DOTNET_AUTO_TRACES_ENTITYFRAMEWORKCORE_INSTRUMENTATION_ENABLED"
+        ),
+        Cited(_RENDERED, 612, 'value: "false"'),
+    ),
+    FLAG_SERVICE: (
+        Cited(_RENDERED, 1037, "image: 'ghcr.io/open-feature/flagd:v0.12.9'"),
+        Cited(_RENDERED, 1066, "FLAGD_OTEL_COLLECTOR_URI"),
+        Cited(_RENDERED, 1043, '"8013"'),
+        *(
+            Cited(path, line, fragment, tree=FLAGD_TAG)
+            for path, line, fragment in (
+                (
+                    "core/pkg/telemetry/builder.go",
+                    111,
+                    "otelconnect.NewInterceptor(otelconnect.WithTrustRemote())",
+                ),
+                ("flagd/go.mod", 45, "connectrpc.com/otelconnect v0.7.2"),
+                (
+                    "flagd/pkg/service/flag-evaluation/flag_evaluator_v2.go",
+                    48,
+                    'otel.Tracer("flagd.evaluation.v1")',
+                ),
+                (
+                    "flagd/pkg/service/flag-evaluation/flag_evaluator_v2.go",
+                    201,
+                    's.flagEvalTracer.Start(ctx, "resolveBoolean", trace.WithSpanKind(trace.'
+                    "SpanKindServer))",
+                ),
+                (
+                    "flagd/pkg/service/flag-evaluation/flag_evaluator.go",
+                    362,
+                    "telemetry.SemConvFeatureFlagAttributes(flagKey, variant)",
+                ),
+                (
+                    "core/pkg/telemetry/utils.go",
+                    5,
+                    'semconv "go.opentelemetry.io/otel/semconv/v1.34.0"',
+                ),
+                ("core/pkg/telemetry/utils.go", 10, 'const provider = "flagd"'),
+                ("core/pkg/evaluator/json.go", 199, 'je.tracer.Start(ctx, "resolveBoolean")'),
+                (
+                    "flagd/pkg/service/flag-evaluation/ofrep/handler.go",
+                    45,
+                    'otelhttp.NewHandler(router, "flagd.ofrep")',
+                ),
+            )
+        ),
     ),
     "fraud-detection": (
         _cite("fraud-detection/Dockerfile", 22, "ENV JAVA_TOOL_OPTIONS=-javaagent:"),
@@ -907,12 +1187,16 @@ TRACING = Tracing(
         "ad": _service("ad", _grpc_server("ad", "", grpc_go_server_error, _AD), _none, _AD),
         "product-reviews": _service("product-reviews", _reviews_server, _reviews_client, _REVIEWS),
         "load-generator": _service("load-generator", _no_server, _loadgen_client, _LOADGEN),
-        "accounting": _service("accounting", _accounting_server, _none, _ACCOUNTING),
+        "accounting": _service("accounting", _accounting_server, _accounting_client, _ACCOUNTING),
         "fraud-detection": _service("fraud-detection", _fraud_server, _none, _FRAUD),
         "image-provider": _service("image-provider", _images_server, _none, _IMAGES),
+        FLAG_SERVICE: _service(FLAG_SERVICE, _flagd_server, _none, _FLAGD),
     },
     not_instrumented={
-        "postgresql": "the postgres:17 image; seen only as product-catalog's otelsql spans",
+        "postgresql": (
+            "the postgres:17 image; seen only as its clients' spans (product-catalog's "
+            "otelsql, product-reviews' psycopg2, accounting's Npgsql)"
+        ),
         "valkey-cart": "the valkey image; seen only as cart's Redis client spans",
         "kafka": "the apache/kafka image; seen only as checkout's producer span",
         "otel-collector-agent": "the collector itself (its own telemetry is not traced)",
@@ -921,16 +1205,16 @@ TRACING = Tracing(
             "OpenTelemetry package: seen only as product-reviews' chat client spans"
         ),
     },
-    pending={
-        "flagd": (
-            "exports traces (FLAGD_OTEL_COLLECTOR_URI, chart component.yaml L1066-L1067), but "
-            "the flag evaluations are left out of the request trees (traffic.py), so its "
-            "evaluation server spans have no call to hang on"
-        ),
-    },
     origin=Origin("load-generator", _load_tasks),
     consumers={"kafka": ("accounting", "fraud-detection")},
     path_attribute="http.url",
     path_prefix="http://frontend-proxy:8080",
+    flag_service=FLAG_SERVICE,
+    evaluations=EVALUATIONS,
+    handler_calls={
+        ("accounting", "Produce"): (
+            HandlerCall("postgresql", ACCOUNTING_WRITE, "accounting/Consumer.cs L132"),
+        ),
+    },
 )
 """The Astronomy Shop's traces."""
