@@ -13,7 +13,11 @@ trace, which is what a reader of one trace wants.
 ``answer_leaks`` is the check that no span names the answer: the incident id, the chaos
 object's name or a fault type's name in an operation or an attribute. The build refuses
 such an incident and ``validate`` reports one, so a collector that ever copied an
-injector's label into a span is caught before publication.
+injector's label into a span is caught before publication. Keys of the OpenTelemetry
+conventions' ``feature_flag.`` namespace (``feature_flag.key``, ``.result.variant``,
+``.provider.name``) are read as blank: flagd sets them on every evaluation, whatever is
+injected, so their name says nothing about the fault, while the fault type
+``feature_flag`` would otherwise match each of them. Their values are still read.
 """
 
 from __future__ import annotations
@@ -78,12 +82,15 @@ def forbidden_words(incident_id: str, chaos_name: str) -> list[str]:
     return [w for w in words if w]
 
 
+CONVENTION_KEYS = r'"feature_flag\.[a-z_.]+":'
+"""An attribute key of the conventions' feature-flag namespace (blanked before matching)."""
+
+
 def answer_leaks(table: pa.Table, words: Iterable[str]) -> list[str]:
     """The forbidden ``words`` found in the operation or attributes of any span of
-    ``table`` (case-insensitive), sorted."""
+    ``table`` (case-insensitive), sorted; conventions' feature-flag keys excepted."""
     if table.num_rows == 0:
         return []
-    text = pc.utf8_lower(
-        pc.binary_join_element_wise(table["operation"], table["attributes"], "\x00")
-    )
+    attributes = pc.replace_substring_regex(table["attributes"], CONVENTION_KEYS, '"":')
+    text = pc.utf8_lower(pc.binary_join_element_wise(table["operation"], attributes, "\x00"))
     return sorted({w for w in words if pc.any(pc.match_substring(text, w.lower())).as_py()})

@@ -103,7 +103,10 @@ def test_every_empty_cart_asks_flagd_and_flagd_answers_in_the_same_trace(
         assert {s.trace_id for s in (handler, call, *chain)} == {handler.trace_id}
         assert call.start >= handler.start
         assert call.start + call.duration_s <= handler.start + handler.duration_s + 1e-6
-        assert chain[1].attributes == {}  # FLAGD_FLAG_ATTRIBUTES is off
+        flagged = chain[1].attributes  # FLAGD_FLAG_ATTRIBUTES is on: flagd's own keys
+        assert flagged["feature_flag.key"] == "cartFailure"
+        assert flagged["feature_flag.result.variant"] == "off"  # healthy: nothing flipped
+        assert flagged["feature_flag.provider.name"] == "flagd"
 
 
 def test_with_flagds_attributes_on_the_handler_span_names_the_flag_and_its_variant(
@@ -271,19 +274,28 @@ def test_flagds_citations_outside_the_reference_tree_are_at_the_charts_image_tag
             assert not any(c.tree for c in traced_service.evidence)
 
 
-def test_the_dataset_guard_still_reads_the_conventions_key_as_the_fault_type() -> None:
-    """Why ``FLAGD_FLAG_ATTRIBUTES`` is off: the guard finds ``feature_flag`` in the key
-    ``feature_flag.key``. When the guard exempts the conventions' namespace, this fails:
-    then turn the attributes on."""
+def test_the_dataset_guard_exempts_the_conventions_keys_but_not_their_values() -> None:
+    """The guard reads ``feature_flag.key`` and its siblings as blank (flagd sets them on
+    every evaluation) but still finds a fault type's name in a value, in another key or
+    in an operation, so the attributes can be on without hiding a real leak."""
     import pyarrow as pa
 
     from r2act.datasets.traces import answer_leaks
 
-    table = pa.table(
-        {"operation": ["resolveBoolean"], "attributes": ['{"feature_flag.key": "cartFailure"}']}
-    )
-    assert answer_leaks(table, [f.value for f in FaultType]) == ["feature_flag"]
-    assert not as_tracing.FLAGD_FLAG_ATTRIBUTES
+    words = [f.value for f in FaultType]
+    clean = '{"feature_flag.key": "cartFailure", "feature_flag.result.variant": "on"}'
+    leaks = [
+        '{"feature_flag.key": "feature_flag"}',
+        '{"app.feature_flag": "x"}',
+        '{"note": "pod_failure injected"}',
+    ]
+    table = pa.table({"operation": ["resolveBoolean"] * 4, "attributes": [clean, *leaks]})
+    assert answer_leaks(table.slice(0, 1), words) == []
+    for row in range(1, 4):
+        assert answer_leaks(table.slice(row, 1), words) != [], leaks[row - 1]
+    op = pa.table({"operation": ["network_delay probe"], "attributes": [clean]})
+    assert answer_leaks(op, words) == ["network_delay"]
+    assert as_tracing.FLAGD_FLAG_ATTRIBUTES
 
 
 def test_only_instrumented_handlers_declare_calls_and_each_evaluation_is_a_real_flag() -> None:

@@ -98,8 +98,8 @@ the whole-trace rate is r2act's. Per service, the set-up line and the pin:
   ``feature_flag.result.variant`` and ``feature_flag.provider.name``, and the evaluator's
   ``resolve<Type>`` internal span (``_flagd_server``). The variant is what flagd serves:
   a FlagFault that flips a flag shows there, as it would to anyone reading flagd's spans.
-  The three attributes are held back (``FLAGD_FLAG_ATTRIBUTES``) until the dataset's answer
-  guard stops reading the key ``feature_flag.key`` as the fault type's name.
+  The dataset's answer guard reads the conventions' ``feature_flag.`` keys as blank (they are
+  on every evaluation), so only their values are evidence (``FLAGD_FLAG_ATTRIBUTES``).
   Every provider runs in RPC mode against ``flagd:8013`` (no reader sets
   ``FLAGD_RESOLVER``; RPC is every provider's default), but only cart's calls flagd on
   each request: the Go, Java, Node and Python providers cache a ``STATIC`` resolution (no
@@ -786,16 +786,14 @@ _FLAGD = (
 )
 
 
-FLAGD_FLAG_ATTRIBUTES = False
+FLAGD_FLAG_ATTRIBUTES = True
 """Whether flagd's ``resolve<Type>`` server span carries the three feature-flag attributes
-the pinned flagd sets on it (``flag_evaluator.go`` L361-L362 at v0.12.9). Off for now, and
-for one reason only: the dataset's answer guard (``datasets/traces.answer_leaks``) matches
-every fault type's name as a substring of the attributes' keys too, and the conventions'
-key ``feature_flag.key`` contains the fault type ``feature_flag``, so a build would refuse
-every Astronomy Shop incident with these spans (a real cluster's included). Once the guard
-exempts keys in the conventions' ``feature_flag.`` namespace (their presence says nothing
-about the fault: flagd sets them on every evaluation), this is meant to be on; the
-variant is then evidence a method can see, as it is in flagd's real traces."""
+the pinned flagd sets on it (``flag_evaluator.go`` L361-L362 at v0.12.9). On: the variant
+flagd serves is evidence a method can see, as in flagd's real traces. The dataset's answer
+guard (``datasets/traces.answer_leaks``) reads the conventions' ``feature_flag.`` keys as
+blank, since their presence says nothing about the fault (flagd sets them on every
+evaluation) while the fault type ``feature_flag`` is a substring of each; off, a span
+carries none of them (the switch keeps the shape testable both ways)."""
 
 
 def _lower_first(method: str) -> str:
@@ -815,8 +813,7 @@ def _flagd_server(op: str) -> tuple[SpanShape, ...]:
       ``flagd.evaluation.v1``), on which ``resolve`` sets the semantic conventions' (v1.34)
       ``feature_flag.key``, ``feature_flag.result.variant`` and ``feature_flag.provider.name``
       (``flagd``): the variant flagd serves is on the span, so a flipped flag shows there as
-      it would to a reader of flagd's traces (none of them while ``FLAGD_FLAG_ATTRIBUTES``
-      is off: see there);
+      it would to a reader of flagd's traces (``FLAGD_FLAG_ATTRIBUTES``);
     - the JSON evaluator's ``resolve<Type>`` span (internal) under it."""
     if len(op.split(" ")) != 3:  # not an evaluation: flagd serves no other operation
         return ()
