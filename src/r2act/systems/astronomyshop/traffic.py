@@ -36,8 +36,10 @@ model (``product-reviews/database.py`` L22-L26), so it is tolerated too.
 
 **Feature flags.** Handlers evaluate flags through OpenFeature, which falls back to the
 default value when flagd does not answer (e.g. ``checkout/main.go`` L703-L714), so flagd
-never fails a request; its calls are left out of the trees (flagd has no Chaos Mesh cell in
-``catalogue.py``). ``flood_home`` asks flagd over OFREP from the load generator itself,
+never fails a request; its calls are left out of these trees, which drive the log and
+metric model (flagd has no Chaos Mesh cell in ``catalogue.py``). The spans do show them:
+cart's per-request evaluation and flagd's own spans are walked from ``tracing.EVALUATIONS``
+(``cluster/sim/flagspans.py``), as a call no handler fails on. ``flood_home`` asks flagd over OFREP from the load generator itself,
 not through the entry point (``locustfile.py`` L82-L85, L218-L221).
 
 **Deadlines.** None: the frontend's gRPC clients set none (``gateways/rpc/*.gateway.ts``)
