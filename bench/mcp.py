@@ -12,7 +12,9 @@ and any child processes count; the client's own CPU is not in it):
 - start-up: from spawning the server to the client holding the ``initialize`` answer, as
   wall time and as server CPU time. The floor is the same measurement for a bare MCP server
   of the same SDK with one tool and no dataset, in the same run. Both run from cached
-  bytecode, as an installed r2act does (see ``main``), after one unmeasured warm-up start.
+  bytecode, as an installed r2act does (see ``main``), written by an unmeasured warm-up (a
+  start of the floor; a whole session of ours, so that what the first ``select_case`` or
+  the first question imports is cached too, and is not compiled inside a measured call).
 - ``select_case`` of N cases spread over the dataset, then one call of each tool on each:
   server CPU and wall time per call. The floor of a call is the bare server's one tool
   (``echo``) called as many times: what any call costs merely to travel through the SDK.
@@ -188,8 +190,11 @@ def main() -> int:
         )
         floor = StdioServerParameters(command=sys.executable, args=["-c", _FLOOR], env=env)
         starts = {"floor": [], "ours": []}  # type: dict[str, list[tuple[float, float]]]
-        for params in (floor, ours):  # the warm-up: writes the bytecode caches
-            anyio.run(_startup, params)
+        # the warm-up writes the bytecode caches: the floor's start-up, and a whole session
+        # of ours, so that modules first imported by a tool call (pandas, on the first
+        # select_case) are cached too, as they are in an installed environment
+        anyio.run(_startup, floor)
+        anyio.run(_session, ours, 1)
         for _ in range(args.repeat):  # alternate, so both see the same load
             starts["floor"].append(anyio.run(_startup, floor))
             starts["ours"].append(anyio.run(_startup, ours))
@@ -217,6 +222,12 @@ def main() -> int:
                 f"  {name:52s} server CPU {_ms(values)} ({ratio:4.1f}x the floor's mean)  "
                 f"wall {_ms(seen[name + ' wall'])}"
             )
+    first = PROBES[0][0]
+    print(
+        f"  ({first}() is each case's first question: it also builds the case's tool "
+        "environment from the rows select_case read, and the process's first one imports "
+        f"pandas: its max {max(seen[first + '()']) * 1000:.0f} ms; not judged)"
+    )
     worst = max(seen["select_case"])
     ok = init["ours"][1] <= LIMIT_INIT_S and worst <= LIMIT_SELECT_S
     print(

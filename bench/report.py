@@ -13,6 +13,14 @@ builds in <= 30 s of CPU time, measured over the whole process tree; no page or 
 is over 5 MB; the leaderboard loads in <= 2 s in headless Chromium (measured when Playwright
 and Debian's ``chromium`` are installed; said when not).
 
+CPU is counted as every bench script counts it (issue 26 item 4, ``bench/cputree.py``): the
+build runs ``r2act report`` in a child process that reports its own exact CPU, while a
+sampler adds that of every descendant it starts (worker processes included, which the OS's
+account of waited-for children misses). Pass or fail is judged on that CPU, never on wall
+time. The floor printed beside it, measured the same way in the same run, is the CPU of
+merely reading what the report reads: every Parquet table of the dataset (pyarrow) and every
+predictions, replay and trajectory file (JSON), with nothing rendered.
+
 When the run has no agent trajectories, a sixth method is added with one ATIF trajectory per
 case, written with r2act's own trajectory models in the shape the LLM runner writes in tools
 mode (a system prompt, the case prompt, then eight agent steps, each with a tool call and a
@@ -23,15 +31,16 @@ LLM endpoint. Its answers are the rule baseline's. The site goes to a temporary 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from cputree import StageRun, run_stage, stage_cpu  # bench/cputree.py
 
 LIMIT_CPU_S = 30.0
 LIMIT_PAGE = 5 * 2**20
@@ -99,16 +108,46 @@ def _agent_files(run: Path, out: Path) -> tuple[Path, Path]:
     return predictions, trajectories
 
 
-def _build(run: Path, site: Path, extra: list[str]) -> tuple[float, float]:
-    """Build the report in a child process; (CPU s of its whole tree, wall s)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def _stage_build(run: Path, site: Path, extra: list[str]) -> None:
+    """In the child: ``r2act report`` in this process (its output goes to stderr)."""
+    from r2act.cli import main as cli
+
+    sys.argv = ["r2act", "report", str(run), "--out", str(site), *extra]
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            cli()
+        except SystemExit as done:
+            if done.code not in (None, 0):
+                raise
+
+
+def _stage_floor(run: Path, extra: list[str]) -> None:
+    """In the child: read every input of the report once, render nothing."""
+    import pyarrow.parquet as pq
+
+    dataset = run / "dataset" if (run / "dataset").is_dir() else run
+    for table in sorted(dataset.rglob("*.parquet")):
+        pq.ParquetFile(table).read()
+    texts = [*run.glob("predictions/*.jsonl"), *run.glob("replay/*/replay.jsonl")]
+    texts += [Path(p) for p in extra if p.endswith(".jsonl")]
+    for path in texts:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                json.loads(line)
+    folders = [*run.glob("predictions/*.trajectories")]
+    folders += [Path(p) for p in extra if p.endswith(".trajectories")]
+    for folder in folders:
+        for path in sorted(folder.glob("*.json")):
+            json.loads(path.read_bytes())
+
+
+def _measure(stage: str, run: Path, site: Path, extra: list[str]) -> tuple[StageRun, float]:
+    """Run one stage in a child process; (CPU of its whole tree, wall s)."""
+    command = [sys.executable, __file__, str(run), "--stage", stage, "--site", str(site)]
+    command += [f"--extra={e}" for e in extra]
     started = time.perf_counter()
-    command = [sys.executable, "-m", "r2act", "report", str(run), "--out", str(site), *extra]
-    subprocess.run(command, check=True, capture_output=True, text=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, wall
+    done = run_stage(command)
+    return done, time.perf_counter() - started
 
 
 def _weights(site: Path) -> dict[str, object]:
@@ -153,8 +192,18 @@ def main() -> int:
     """Build, measure, print; exit 1 when a target is missed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", nargs="?", type=Path)
+    parser.add_argument("--stage", choices=("build", "floor"), help=argparse.SUPPRESS)
+    parser.add_argument("--site", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--extra", action="append", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args()
     run = args.run or _newest_run()
+    if args.stage:  # a child of the measuring parent: do the stage, report own CPU last
+        if args.stage == "build":
+            _stage_build(run, args.site, args.extra)
+        else:
+            _stage_floor(run, args.extra)
+        print(json.dumps(stage_cpu()))
+        return 0
     with tempfile.TemporaryDirectory(prefix="r2act-bench-report-") as tmp:
         extra: list[str] = []
         has_agent = any((run / "predictions").glob("*.trajectories"))
@@ -162,15 +211,26 @@ def main() -> int:
             predictions, trajectories = _agent_files(run, Path(tmp) / "agent")
             extra = ["--predictions", str(predictions), "--trajectories", str(trajectories)]
         site = Path(tmp) / "site"
-        cpu, wall = _build(run, site, extra)
+        floor, _ = _measure("floor", run, site, extra)
+        built, wall = _measure("build", run, site, extra)
+        cpu = built.cpu_s
         weights = _weights(site)
         load = _load_seconds(site / "index.html")
         methods = len(list((run / "predictions").glob("*.jsonl"))) + (0 if has_agent else 1)
         replays = len(list((run / "replay").glob("*/replay.jsonl")))
     print(f"run: {run}  ({methods} methods, {replays} replay(s), trajectories"
           f"{' of the run' if has_agent else ' synthesised for every case'})")  # fmt: skip
-    print(f"build: {cpu:.1f} s CPU (whole process tree), {wall:.1f} s wall  "
-          f"[target <= {LIMIT_CPU_S:.0f} s CPU]")  # fmt: skip
+    print(
+        f"build: {cpu:.1f} s CPU (whole process tree: {built.own_cpu_s:.1f} s the report, "
+        f"{built.descendants_cpu_s:.1f} s in {built.descendants} descendant process(es); "
+        f"the OS accounts {built.waited_cpu_s:.1f} s to waited-for children), {wall:.1f} s "
+        f"wall, not judged  [target <= {LIMIT_CPU_S:.0f} s CPU]"
+    )
+    print(
+        f"floor: {floor.cpu_s:.2f} s CPU reading the report's inputs (every dataset table, "
+        f"predictions, replay and trajectory file), same run; build = "
+        f"{cpu / max(floor.cpu_s, 1e-9):.1f}x the floor"
+    )
     print(f"site: {weights['pages']} pages, {weights['files']} files, {weights['total_mib']} MiB; "
           f"leaderboard {weights['leaderboard_kib']} KiB")  # fmt: skip
     name, size = weights["largest_page"]  # type: ignore[misc]

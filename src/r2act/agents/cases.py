@@ -11,10 +11,12 @@ observations of the chosen view, nothing else.
 
 from __future__ import annotations
 
-from r2act.datasets.cases import Case, CaseReader
+from r2act.datasets.cases import Case, CaseReader, CaseRows
 
 CaseInputs = Case
 """What a method may see of one case (the view decides which tables are present)."""
+
+__all__ = ["CaseInputs", "CaseRows", "CaseSource"]
 
 
 class CaseSource(CaseReader):

@@ -17,11 +17,10 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import re2
@@ -30,6 +29,9 @@ from pydantic import ValidationError
 from r2act.agents.cases import CaseInputs
 from r2act.schema import PHASES, Prediction
 from r2act.schema.traces import SPAN_STATUSES
+
+if TYPE_CHECKING:  # a case arrives as DataFrames, so pandas is loaded by reading the first
+    import pandas as pd
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -667,6 +669,8 @@ def _operations(table: pd.DataFrame, rows: npt.NDArray[np.int64]) -> list[Answer
     the busiest first (at most ``MAX_LIMIT``)."""
     if not len(rows):
         return []
+    import pandas as pd
+
     picked = pd.DataFrame(
         {
             "service": table["service"].to_numpy(dtype=object)[rows],

@@ -22,6 +22,7 @@ ask, never a traceback.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hmac
 import inspect
@@ -41,7 +42,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as McpToolError
 
 from r2act import __version__
-from r2act.agents.cases import CaseSource
+from r2act.agents.cases import CaseRows, CaseSource
 from r2act.agents.env import CaseEnvironment
 from r2act.agents.run import finished_ids
 from r2act.agents.tools import Tool, call, tools_for
@@ -64,13 +65,28 @@ _STDIO = "stdio"
 
 @dataclass
 class Session:
-    """What one client has done: its case, its tool calls on that case, its submissions."""
+    """What one client has done: its case, its tool calls on that case, its submissions.
+
+    ``select_case`` stores the case as read (``rows``); the tool environment over it is
+    built by the first question (:meth:`environment`), because building it converts the
+    tables to DataFrames and the first conversion of the process imports pandas (about
+    0.2 CPU s), which would otherwise be half of the first selection's budget."""
 
     handle: str
     client: str = ""
+    rows: CaseRows | None = None
     env: CaseEnvironment | None = None
     calls: int = 0
     submitted: int = 0
+    built: threading.Lock = dataclasses.field(default_factory=threading.Lock, repr=False)
+    """Held while the environment is built, so two calls at once build it once."""
+
+    def environment(self) -> CaseEnvironment | None:
+        """The tools over the selected case (built on first use), or None before a selection."""
+        with self.built:
+            if self.env is None and self.rows is not None:
+                self.env = CaseEnvironment(self.rows.case())
+            return self.env
 
 
 class CaseServer:
@@ -133,14 +149,15 @@ class CaseServer:
         if case_id not in set(self.source.ids()):
             raise McpToolError(f"unknown case {case_id[:200]!r}; call list_cases")
         with self._read_lock:
-            inputs = self.source.inputs(case_id)
-        session.env = CaseEnvironment(inputs)
+            rows = self.source.read(case_id)
+        with session.built:
+            session.rows, session.env = rows, None
         session.calls = 0
         return f"selected {case_id} (view {self.source.view}); session {session.handle}"
 
     def ask(self, session: Session, name: str, arguments: dict[str, Any]) -> str:
         """Answer tool ``name`` about the session's case (counted against its budget)."""
-        env = session.env
+        env = session.environment()
         if env is None:
             raise McpToolError("no case selected; call list_cases, then select_case")
         if self.max_calls is not None and name != "submit":
@@ -157,7 +174,7 @@ class CaseServer:
 
     def submit(self, session: Session, arguments: dict[str, Any]) -> str:
         """Check the answer and append it as a predictions line (once per case)."""
-        env = session.env
+        env = session.environment()
         if env is None:
             raise McpToolError("no case selected; call list_cases, then select_case")
         case_id = env.case.case_id

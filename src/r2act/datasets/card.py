@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Final
 
-import yaml
-
 from r2act.datasets import layout
 from r2act.datasets.composition import Composition
 from r2act.datasets.figures import COMPOSITION_PNG, HEATMAP_PNG, LOGSCALE_PNG
@@ -149,6 +147,8 @@ def front_matter(info: BuildInfo, comp: Composition) -> str:
             for path in tables
         ],
     }
+    import yaml  # only a card being written needs it (validate imports this module)
+
     return "---\n" + yaml.safe_dump(header, sort_keys=False, width=1000) + "---\n"
 
 

@@ -22,8 +22,8 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -32,6 +32,9 @@ from r2act.datasets import layout
 from r2act.errors import DataError
 from r2act.schema import ActionSpace, ClusterState, Topology
 from r2act.systems import SYSTEMS
+
+if TYPE_CHECKING:  # imported by the first case read (``to_pandas``), not by opening a reader
+    import pandas as pd
 
 _KEY = "case_id"
 OBSERVED: dict[str, list[str]] = {
@@ -85,6 +88,50 @@ class Case:
     duration_s, status, attributes (JSON) (view full+traces)."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class CaseRows:
+    """One case as read from the files, before conversion: Arrow tables, parsed models.
+
+    Reading a case needs only pyarrow; :meth:`case` converts its tables to the DataFrames
+    a :class:`Case` holds, and that first conversion imports pandas (about 0.2 CPU s).
+    The MCP server's ``select_case`` reads (so a bad case fails there) and leaves the
+    conversion to the first question about the case, which keeps pandas off the
+    server's start and out of every selection."""
+
+    case_id: str
+    view: str
+    topology: Topology
+    action_space: ActionSpace
+    logs: pa.Table
+    events: pa.Table | None = None
+    metrics: pa.Table | None = None
+    states: dict[str, ClusterState] = field(default_factory=dict)
+    requests: pa.Table | None = None
+    traces: pa.Table | None = None
+
+    def case(self) -> Case:
+        """The :class:`Case` of these rows (imports pandas on first use)."""
+        return Case(
+            case_id=self.case_id,
+            view=self.view,
+            topology=self.topology,
+            action_space=self.action_space,
+            logs=self.logs.to_pandas(),
+            events=_frame(self.events),
+            metrics=_frame(self.metrics),
+            states=self.states,
+            requests=_frame(self.requests),
+            traces=_frame(self.traces),
+        )
+
+
+def _frame(table: pa.Table | None) -> pd.DataFrame | None:
+    if table is None:
+        return None
+    frame: pd.DataFrame = table.to_pandas()
+    return frame
+
+
 def _unreadable(path: Path, root: Path, exc: Exception) -> DataError:
     return DataError(
         f"{path}: unreadable ({type(exc).__name__}: {exc}); run `r2act dataset validate {root}`"
@@ -97,7 +144,9 @@ class _Table:
     def __init__(self, path: Path, columns: list[str]) -> None:
         self.file = pq.ParquetFile(path)
         self.columns = columns
-        self.empty = self.file.schema_arrow.empty_table().select(columns)
+        schema = self.file.schema_arrow
+        # not Schema.empty_table(): that imports pandas, which reading must not need
+        self.empty = pa.Table.from_batches([], pa.schema([schema.field(c) for c in columns]))
         self.single: dict[str, list[int]] = {}
         """Row groups that hold only this case (read as they are)."""
         self.shared: list[tuple[str, str, int]] = []
@@ -140,7 +189,9 @@ class CaseReader:
         layout.require_view(self.root, view)
         path = self.root / layout.CASES
         try:
-            table = pq.read_table(path, columns=[_KEY, "system", "action_space"])
+            # ParquetFile, not pq.read_table: the latter imports pyarrow.dataset and with it
+            # pandas, which an MCP server would pay for before its first answer
+            table = pq.ParquetFile(path).read(columns=[_KEY, "system", "action_space"])
         except (OSError, ValueError, pa.ArrowException) as exc:
             raise DataError(
                 f"{path}: not a readable r2act dataset ({type(exc).__name__}); "
@@ -178,24 +229,26 @@ class CaseReader:
         wanted = set(only)
         return [c for c in self.ids() if c in wanted]
 
-    def _rows(self, name: str, case_id: str) -> pd.DataFrame:
+    def _rows(self, name: str, case_id: str) -> pa.Table:
         path = self.root / name
         try:
             with self._lock:
                 table = self._tables.get(name)
                 if table is None:
                     table = self._tables[name] = _Table(path, OBSERVED[name])
-                rows = table.rows(case_id)
+                return table.rows(case_id)
         except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
             raise _unreadable(path, self.root, exc) from exc
-        frame: pd.DataFrame = rows.to_pandas()
-        return frame
 
-    def _optional(self, name: str, case_id: str) -> pd.DataFrame | None:
+    def _optional(self, name: str, case_id: str) -> pa.Table | None:
         return self._rows(name, case_id) if name in self.files else None
 
-    def case(self, case_id: str) -> Case:
-        """The method-visible inputs of one case; KeyError for an unknown id."""
+    def read(self, case_id: str) -> CaseRows:
+        """One case's rows as read from its row groups (Arrow); KeyError for an unknown id.
+
+        Everything that can fail on the files fails here: the row groups are read and
+        decoded, the system is known, the action space and every phase's cluster state
+        parse. Only the conversion to DataFrames is left, to :meth:`CaseRows.case`."""
         system, space = self._cases[case_id]
         topology = SYSTEMS.get(system)
         if topology is None:
@@ -205,10 +258,12 @@ class CaseReader:
             )
         states: dict[str, ClusterState] = {}
         if layout.STATE in self.files:
-            frame = self._rows(layout.STATE, case_id)
-            for phase, raw in zip(frame["phase"], frame["state"], strict=True):
+            table = self._rows(layout.STATE, case_id)
+            for phase, raw in zip(
+                table.column("phase").to_pylist(), table.column("state").to_pylist(), strict=True
+            ):
                 states[str(phase)] = ClusterState.model_validate_json(str(raw))
-        return Case(
+        return CaseRows(
             case_id=case_id,
             view=self.view,
             topology=topology,
@@ -220,6 +275,10 @@ class CaseReader:
             requests=self._optional(layout.REQUESTS, case_id),
             traces=self._optional(layout.TRACES, case_id),
         )
+
+    def case(self, case_id: str) -> Case:
+        """The method-visible inputs of one case; KeyError for an unknown id."""
+        return self.read(case_id).case()
 
     def cases(self, only: list[str] | None = None) -> Iterator[Case]:
         """Every case (or those of ``only``), in case-id order, one at a time."""

@@ -15,18 +15,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pandas.api.types import union_categoricals
 
 from r2act.datasets import layout
 from r2act.datasets.folds import Folds
 from r2act.datasets.tables import read_records
 from r2act.errors import DataError
 from r2act.schema import BenchmarkRecord
+
+if TYPE_CHECKING:  # pandas costs ~0.2 CPU s to import: only a reader of tables pays it
+    import pandas as pd
 
 
 @dataclass
@@ -53,6 +55,9 @@ def read_table(root: Path | str, name: str, cases: list[str] | None = None) -> p
     Low-cardinality columns come back as categoricals; text is pandas' Arrow-backed ``str``.
     A whole table is converted row group by row group (one per case), so the peak is the
     result plus one case rather than the result plus a full Arrow copy of it."""
+    import pandas as pd
+    from pandas.api.types import union_categoricals
+
     path = Path(root) / name
     categorical = list(layout.CATEGORICAL.get(name, ()))
     if cases is not None:

@@ -8,6 +8,7 @@ observation readers, which cost a tenth of a second more to import and are never
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,43 @@ from pathlib import Path
 import pytest
 
 from r2act.errors import DataError
+
+HEAVY = ("pandas", "pyarrow.dataset", "yaml")
+"""Modules the start path once imported and no longer needs (pandas alone cost about 0.2
+CPU s, a fifth of the start): ``pq.read_table`` pulled in ``pyarrow.dataset`` and pandas,
+``Schema.empty_table`` pandas, the dataset card's writer ``yaml``."""
+
+_STAGES = """
+import json, sys
+from pathlib import Path
+
+import mcp.server.mcpserver
+from r2act.cli import main
+
+HEAVY, DATASET = sys.argv[1:3]
+seen = {}
+
+def heavy():
+    return sorted(m for m in HEAVY.split(",") if m in sys.modules)
+
+def run(server, *args, **kwargs):  # the CLI's last step: stop there, then go on by hand
+    from r2act.agents.cases import CaseSource
+    from r2act.agents.mcp_server import CaseServer, Session
+
+    seen["serving"] = heavy()
+    state = CaseServer(CaseSource(DATASET), Path(DATASET) / "never-written.jsonl")
+    session = Session("s")
+    state.select(session, state.source.ids()[0])
+    seen["selected"] = heavy()
+    state.ask(session, "services", {})
+    seen["asked"] = heavy()
+    print(json.dumps(seen))
+    raise SystemExit(0)
+
+mcp.server.mcpserver.MCPServer.run = run
+sys.argv = ["r2act", "mcp", "serve", "--dataset", DATASET, "--out", "/dev/null"]
+main()
+"""
 
 NOT_NEEDED = (
     "r2act.campaigns",
@@ -66,3 +104,22 @@ def test_serve_checks_every_files_digest_but_parses_no_answer(
     answers.write_bytes((smoke_dataset / layout.INCIDENTS).read_bytes())
     with pytest.raises(DataError, match=r"extra\.txt"):
         verify_dataset(copy, verify=True, command="mcp serve", files_only=True)
+
+
+def test_no_heavy_module_before_the_first_question_about_a_case(smoke_dataset: Path) -> None:
+    """The real ``r2act mcp serve`` start (CLI, digest check, case reader, server) up to
+    ``run``, then a selection and a first question, in a fresh interpreter: neither pandas
+    nor the other modules of ``HEAVY`` are loaded until the first question converts the
+    selected case to DataFrames; that question loads pandas (so the check can fail)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _STAGES, ",".join(HEAVY), str(smoke_dataset)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["serving"] == [], f"imported before initialize: {seen['serving']}"
+    assert seen["selected"] == [], f"imported by select_case: {seen['selected']}"
+    assert "pandas" in seen["asked"]
