@@ -127,6 +127,11 @@ class _Shapes:
         return self._client[key]
 
 
+Mark = tuple[str, str, str, str, str]
+"""(trace id, deployment, what, name, span id): a span a service's code runs in, in the
+terms of ``systems.render.SpanAsk`` (``op``, ``failed``, ``task``)."""
+
+
 @dataclass(slots=True)
 class _Walk:
     """One kept request being turned into spans."""
@@ -141,6 +146,12 @@ class _Walk:
     muted: int = 0
     """Above zero while walking below an uninstrumented service: it propagates no trace
     context, so what its callees open belongs to other traces (not made here)."""
+    marks: list[Mark] | None = None
+    """Filled only for the ``tracebook``: which span each service's code runs in (None
+    while collecting spans, which need no marks)."""
+    handlers: dict[str, str] = field(default_factory=dict)
+    """With ``marks``: span id -> the deployment whose handler it is (a failed call is
+    marked on its caller's handler span only)."""
 
     def new_id(self) -> str:
         """The next span id: drawn from the trace's own generator (seeded by its id)."""
@@ -215,6 +226,9 @@ def _handle(
     shapes = walk.shapes.server(service, op)
     ids = [f"{r.getrandbits(64):016x}" for _ in shapes]
     inner_parent = ids[-1] if ids else parent
+    if walk.marks is not None and ids and traced is not None and not walk.muted:
+        walk.marks.append((walk.trace_id, service, "op", op, inner_parent))
+        walk.handlers[inner_parent] = service
     own = scene.service_ms.get(service, 3.0) * math.exp(r.gauss(_JITTER_MU, JITTER_SIGMA))
     own += extra_ms
     nested = len(shapes) * NESTED_MS
@@ -295,6 +309,8 @@ def _call(walk: _Walk, caller: str, call: Call, parent: str, start: float) -> tu
             late = took > deadline or r.random() < scene.pause_late(call.callee, budget)
             if late:
                 took, outcome = deadline, "deadline"
+    if walk.marks is not None and outcome != "ok" and walk.handlers.get(parent) == caller:
+        walk.marks.append((walk.trace_id, caller, "failed", call.callee, parent))
     if shape is not None and not walk.muted:
         traced = walk.tracing.services[caller]  # a client shape means a traced caller
         ids = (span_id, parent)
@@ -353,6 +369,7 @@ def _consume(walk: _Walk, queue: str, op: str, *, sent: float) -> None:
         trace_id = f"{high:016x}{walk.trace_id[16:]}"
         r = random.Random(int(trace_id, 16))
         own = _Walk(trace_id, walk.scene, walk.edges, walk.tracing, r, walk.shapes)
+        own.marks, own.handlers = walk.marks, walk.handlers
         start = sent + QUEUE_LAG_MS / 1000.0
         _handle(own, consumer, op, (), parent="", start=start, extra_ms=view.extra_for(queue))
         walk.spans.extend(own.spans)
@@ -413,6 +430,9 @@ def _request(
         _emit(walk, name, request, ids, start=sent, length_ms=took, outcome=outcome)
     for depth, shape in enumerate(around):
         ids = (task_ids[depth], task_ids[depth - 1] if depth else "")
+        if walk.marks is not None:
+            names = "/".join(s.name for s in around[: depth + 1])
+            walk.marks.append((walk.trace_id, origin.deployment, "task", names, ids[0]))
         at = start + depth * NESTED_MS / 1000.0
         length = took + 2 * (len(around) - depth) * NESTED_MS
         _emit(walk, name, shape, ids, start=at, length_ms=length, outcome="ok")
@@ -430,7 +450,7 @@ class SpanSource:
         self._shapes = _Shapes(self.tracing)
         self._edges: tuple[object, dict[tuple[str, str], tuple[float, str]]] | None = None
 
-    def _edges_of(
+    def edges_of(
         self, scene: Scene, timelines: dict[str, PodTimeline]
     ) -> dict[tuple[str, str], tuple[float, str]]:
         """The scene's per-edge failures (the same rule the scene used), once per stretch."""
@@ -459,7 +479,7 @@ class SpanSource:
                 if b <= start or a > end:
                     continue
                 scene = scene_at((a + b) / 2)
-                edges = self._edges_of(scene, timelines)
+                edges = self.edges_of(scene, timelines)
                 for spans in self._piece(scene, edges, (bucket, index), (a, b), sample):
                     batch.extend(s for s in spans if start <= s.start <= end)
                 if len(batch) >= BATCH_SPANS:
@@ -477,6 +497,20 @@ class SpanSource:
         sample: float,
     ) -> Iterator[list[Span]]:
         """The kept traces of the requests that arrived in one bucket piece."""
+        for walk in self.walks(scene, edges, key, bounds, sample):
+            yield walk.spans
+
+    def walks(  # noqa: PLR0917 - _piece's arguments, and whether to mark
+        self,
+        scene: Scene,
+        edges: dict[tuple[str, str], tuple[float, str]],
+        key: tuple[int, int],
+        bounds: tuple[float, float],
+        sample: float,
+        marks: list[Mark] | None = None,
+    ) -> Iterator[_Walk]:
+        """The walks of one bucket piece's kept requests (those that opened a span); with
+        ``marks``, each walk appends to it the spans the services' code runs in."""
         a, b = bounds
         topology = self.topology
         entry = topology.entrypoint
@@ -494,6 +528,8 @@ class SpanSource:
                 trace_id = f"{high:016x}{low:016x}"
                 r = random.Random(high << 64 | low)
                 walk = _Walk(trace_id, scene, edges, self.tracing, r, self._shapes)
+                if marks is not None:
+                    walk.marks = marks
                 arrived = a + (b - a) * r.random()
                 path = route.path
                 if path.endswith("*") and self.path_ids:
@@ -507,4 +543,4 @@ class SpanSource:
                 )
                 if walk.spans:
                     walk.spans.sort(key=lambda s: s.start)
-                    yield walk.spans
+                    yield walk
