@@ -38,11 +38,12 @@ RequestError = tuple[str, str] | None
 SpanAsk = tuple[str, str, bool | None]
 """Which span of the logging service a line is written in: (what, name, error).
 
-``what`` is ``op`` (the server span handling the operation ``name``; ``*``: any
-operation), ``failed`` (the server span whose handler's call to the service ``name``
-failed) or ``task`` (a traced client's task span, ``name`` the span names from the
-outermost down, joined by ``/``). ``error``: the span's status must be an error (True),
-must not be (False), or either (None)."""
+``what`` is ``op`` (the outermost span of the handler serving the operation ``name``, its
+server span; ``*``: any operation), ``op-inner`` (the innermost one, a span the handler
+opens and makes current around its code), ``failed`` (the server span of a handler whose
+call to the service ``name`` failed) or ``task`` (a traced client's task span, ``name``
+the span names from the outermost down, joined by ``/``). ``error``: the span's status
+must be an error (True), must not be (False), or either (None)."""
 
 
 class TraceIds(Protocol):

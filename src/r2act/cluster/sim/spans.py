@@ -129,7 +129,7 @@ class _Shapes:
 
 Mark = tuple[str, str, str, str, str]
 """(trace id, deployment, what, name, span id): a span a service's code runs in, in the
-terms of ``systems.render.SpanAsk`` (``op``, ``failed``, ``task``)."""
+terms of ``systems.render.SpanAsk`` (``op``, ``op-inner``, ``failed``, ``task``)."""
 
 
 @dataclass(slots=True)
@@ -149,9 +149,9 @@ class _Walk:
     marks: list[Mark] | None = None
     """Filled only for the ``tracebook``: which span each service's code runs in (None
     while collecting spans, which need no marks)."""
-    handlers: dict[str, str] = field(default_factory=dict)
-    """With ``marks``: span id -> the deployment whose handler it is (a failed call is
-    marked on its caller's handler span only)."""
+    handlers: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """With ``marks``: the innermost span id of a handler (its calls' parent) -> its
+    deployment and outermost span (a failed call is marked on its caller's handler)."""
 
     def new_id(self) -> str:
         """The next span id: drawn from the trace's own generator (seeded by its id)."""
@@ -227,8 +227,10 @@ def _handle(
     ids = [f"{r.getrandbits(64):016x}" for _ in shapes]
     inner_parent = ids[-1] if ids else parent
     if walk.marks is not None and ids and traced is not None and not walk.muted:
-        walk.marks.append((walk.trace_id, service, "op", op, inner_parent))
-        walk.handlers[inner_parent] = service
+        walk.marks.append((walk.trace_id, service, "op", op, ids[0]))
+        if len(ids) > 1:
+            walk.marks.append((walk.trace_id, service, "op-inner", op, inner_parent))
+        walk.handlers[inner_parent] = (service, ids[0])
     own = scene.service_ms.get(service, 3.0) * math.exp(r.gauss(_JITTER_MU, JITTER_SIGMA))
     own += extra_ms
     nested = len(shapes) * NESTED_MS
@@ -309,8 +311,9 @@ def _call(walk: _Walk, caller: str, call: Call, parent: str, start: float) -> tu
             late = took > deadline or r.random() < scene.pause_late(call.callee, budget)
             if late:
                 took, outcome = deadline, "deadline"
-    if walk.marks is not None and outcome != "ok" and walk.handlers.get(parent) == caller:
-        walk.marks.append((walk.trace_id, caller, "failed", call.callee, parent))
+    handler = walk.handlers.get(parent) if walk.marks is not None and outcome != "ok" else None
+    if handler is not None and handler[0] == caller and walk.marks is not None:
+        walk.marks.append((walk.trace_id, caller, "failed", call.callee, handler[1]))
     if shape is not None and not walk.muted:
         traced = walk.tracing.services[caller]  # a client shape means a traced caller
         ids = (span_id, parent)

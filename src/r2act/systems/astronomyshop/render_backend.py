@@ -81,9 +81,22 @@ OWN_FAILURE: SpanAsk = ("op", "*", True)
 """The span a service's own failure (a flag's error) is logged in: a failed handler's."""
 
 
-def served_ask(op: str) -> SpanAsk:
+INNER_SPAN = frozenset({"email", "accounting", "fraud-detection"})
+"""Services whose code logs in the innermost of the spans around it: email's
+``in_span("send_email")`` (``email/email_server.rb`` L64-L96); the Kafka consumers' record
+spans, current while the record is handled (fraud-detection iterates the polled records,
+which the Java agent wraps in the ``process`` span, ``main.kt`` L55-L65; accounting logs
+after ``Consume()`` returns, ``Consumer.cs`` L65-L67, L91, the .NET instrumentation's
+receive activity still current: an assumption, that instrumentation is not in the
+reference). The others log in their server span: payment's and quote's manual spans are
+started, not made current (``payment/charge.js`` L25, ``quote/app/routes.php`` L17-L21),
+and the Python handlers log outside theirs (``recommendation_server.py`` L44-L47,
+``product_reviews_server.py`` L91-L92)."""
+
+
+def served_ask(app: str, op: str) -> SpanAsk:
     """The span a served call's lines are logged in: the handler's, which did not fail."""
-    return ("op", op, False)
+    return ("op-inner" if app in INNER_SPAN else "op", op, False)
 
 
 def failed_ask(app: str, callee: str) -> SpanAsk:
@@ -176,7 +189,7 @@ def served_renderer(logger: PodIdentity, op: str) -> Sized | None:
     speech = served_speech(logger.app, op, logger.sessions)
     if speech is None:
         return None
-    made = stdout_renderer(logger, speech, served_ask(op))
+    made = stdout_renderer(logger, speech, served_ask(logger.app, op))
     return made if made[0] else None
 
 

@@ -158,7 +158,7 @@ def collector_served(source: PodIdentity, collector: RelayIdentity, op: str) -> 
     speech = served_speech(source.app, op, source.sessions)
     if speech is None:
         return None
-    return collector_renderer(source, collector, speech, served_ask(op))
+    return collector_renderer(source, collector, speech, served_ask(source.app, op))
 
 
 def collector_failed(
