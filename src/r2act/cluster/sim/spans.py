@@ -20,6 +20,11 @@ trace id (its walk), apart from the log, metric and event streams, so collecting
 changes no other file; the ids are the cluster seed's and the request's (route, bucket
 piece, rank), so a window read twice gives the same spans, and a request kept at a lower
 rate is the same trace, span for span, at a higher one.
+
+The same walks give the log lines their trace context (``tracebook``): ``SpanSource.walks``
+with a list of marks records, per kept request, the span each service's code runs in (its
+handler's outermost and innermost spans, the handler whose call failed, the client's task
+spans), so a line that belongs to a kept request names one of these spans.
 """
 
 from __future__ import annotations
