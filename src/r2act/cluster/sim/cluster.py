@@ -158,7 +158,8 @@ class SimulatedCluster:
         # With traces collected (``trace_sample``: the manifest's rate), the lines that carry
         # a trace context name the kept traces' spans (``tracebook``); without, their draws.
         self._book = TraceBook(topology, loaded.seed, users, trace_sample) if trace_sample else None
-        self._logs = LogSource(topology, loaded.seed, users, volume, self._book)
+        traces = self._book.service if self._book is not None else None
+        self._logs = LogSource(topology, loaded.seed, users, volume, traces)
         self._spans = SpanSource(topology, loaded.seed, users)
         self._metrics = MetricSource(topology, loaded.seed, loaded.namespace, background_for(noise))
         self._requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}

@@ -7,7 +7,8 @@ piece) has its own seeded generator, so a window's lines do not depend on which 
 were read before, and memory holds one batch, never a whole incident.
 
 When traces are collected, the pods' loggers take the trace context of their lines from
-a ``tracebook.TraceBook`` (the cluster gives it the timelines and scenes).
+a ``tracebook.TraceBook`` (the cluster gives it the timelines and scenes, and this module
+its ``service`` lookup: the book walks spans, which import this module's buckets).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from itertools import accumulate, pairwise
 from operator import itemgetter
-from typing import TYPE_CHECKING
 
 from r2act.cluster.sim.loadgen import locust_table
 from r2act.cluster.sim.podlogs import PodLogger
@@ -28,9 +28,6 @@ from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.schema import LogLine, TimeWindow, Topology
 from r2act.systems.render import NO_TRACES, Render, TraceIds
-
-if TYPE_CHECKING:  # tracebook walks spans, which import this module's buckets
-    from r2act.cluster.sim.tracebook import TraceBook
 
 BUCKET_S = 10.0
 LOCUST_PERIOD_S = 2.0
@@ -62,11 +59,13 @@ class LogSource:
         seed: int,
         users: int,
         scale: float,
-        book: TraceBook | None = None,
+        traces: Callable[[str], TraceIds] | None = None,
     ) -> None:
         self.topology, self.seed, self.users, self.scale = topology, seed, users, scale
-        self.book = book
-        """The kept traces the lines' trace context comes from (None: not collected)."""
+        self.traces = traces
+        """Deployment -> where its lines take their trace context from (the cluster's
+        ``tracebook.TraceBook.service``); None: traces are not collected, lines keep their
+        draws."""
         self._loggers: dict[str, PodLogger] = {}
         self._generator = random.Random()
         """Re-seeded for every (pod, bucket piece): the same draws as a fresh generator of
@@ -78,7 +77,7 @@ class LogSource:
 
     def traces_of(self, app: str) -> TraceIds:
         """Where ``app``'s lines take their trace context from."""
-        return self.book.service(app) if self.book is not None else NO_TRACES
+        return self.traces(app) if self.traces is not None else NO_TRACES
 
     def logger(self, line: PodTimeline) -> PodLogger:
         """The pod's logger (templates filled once)."""
