@@ -41,7 +41,8 @@ def connect(
     ``topology`` is the system a new simulated cluster runs (the manifest's); without it, a
     saved one keeps its own and a new one runs the default system. ``traces`` (the
     manifest's section, if any) makes a Kubernetes cluster a ``TraceSource`` reading the
-    system's trace store (or ``traces.store``); the simulator ignores it here.
+    system's trace store (or ``traces.store``); the simulator takes its sample rate, so the
+    trace context its log lines carry names the spans it keeps.
     """
     if isinstance(target, SimTarget):
         from r2act.cluster.sim import SimulatedCluster
@@ -56,6 +57,7 @@ def connect(
             error_rate_threshold=error_rate_threshold,
             noise=noise,
             topology=topology,
+            trace_sample=traces.sample if traces is not None else None,
         )
     # Kubernetes: the named kubeconfig context, refused (SafetyError) right here unless the
     # namespace carries r2act.io/chaos-allowed=true.

@@ -35,6 +35,40 @@ RequestError = tuple[str, str] | None
 """(failure kind, backend the handler called) of a failed request; None when it succeeded."""
 
 
+SpanAsk = tuple[str, str, bool | None]
+"""Which span of the logging service a line is written in: (what, name, error).
+
+``what`` is ``op`` (the outermost span of the handler serving the operation ``name``, its
+server span; ``*``: any operation), ``op-inner`` (the innermost one, a span the handler
+opens and makes current around its code), ``failed`` (the server span of a handler whose
+call to the service ``name`` failed) or ``task`` (a traced client's task span, ``name``
+the span names from the outermost down, joined by ``/``). ``error``: the span's status
+must be an error (True), must not be (False), or either (None)."""
+
+
+class TraceIds(Protocol):
+    """The trace context a service's log line carries (the engine's ``tracebook`` when
+    traces are collected, else ``NO_TRACES``)."""
+
+    def ids(self, ask: SpanAsk, ts: float, drawn: tuple[str, str]) -> tuple[str, str]:
+        """(trace id, span id) of the line at ``ts`` written in the span ``ask`` names;
+        ``drawn`` is the renderer's own per-occurrence draw, which decides (by the
+        sampler's rule on its lower 64 bits) whether the request is one the trace store
+        keeps."""
+        ...
+
+
+class _DrawnIds:
+    """Traces not collected: a line carries the ids its renderer drew."""
+
+    def ids(self, ask: SpanAsk, ts: float, drawn: tuple[str, str]) -> tuple[str, str]:
+        return drawn
+
+
+NO_TRACES: TraceIds = _DrawnIds()
+"""The trace context of lines when no trace store is read: each line's own draw."""
+
+
 class PodIdentity(Protocol):
     """The pod a renderer writes for (the engine's ``podlogs.PodLogger`` is one)."""
 
@@ -49,6 +83,8 @@ class PodIdentity(Protocol):
     """Healthy latency per entry-point route scope."""
     node: str
     """The pod's 'MAC address' (12 hex digits): the node part of version-1 UUIDs it makes."""
+    traces: TraceIds
+    """Where the trace ids of the service's log lines come from (``NO_TRACES``: drawn)."""
 
 
 def _no_call(logger: PodIdentity, first: str, second: str = "") -> Sized | None:

@@ -22,6 +22,7 @@ from r2act.systems.astronomyshop.render_formats import pod_ip, pod_uid
 from r2act.systems.astronomyshop.renderers import COLLECTOR_RENDERERS, RENDERERS
 from r2act.systems.astronomyshop.texts import TEXTS
 from r2act.systems.astronomyshop.topology import ASTRONOMY_SHOP
+from r2act.systems.render import NO_TRACES, TraceIds
 from r2act.systems.runtime_texts import RUNTIME_TEXTS
 from r2act.systems.texts import Text
 
@@ -57,6 +58,7 @@ class FakePod:
         default_factory=lambda: {r.scope: 40.0 for r in ASTRONOMY_SHOP.routes}
     )
     node: str = "0242ac120002"
+    traces: TraceIds = NO_TRACES
 
     def __post_init__(self) -> None:
         self.pod = self.pod or f"{self.app}-6f9d4c7b8-x2k9q"

@@ -58,6 +58,7 @@ from r2act.cluster.sim.timeline import (
     change_points,
     collectable_from,
 )
+from r2act.cluster.sim.tracebook import TraceBook
 from r2act.cluster.sim.view import cluster_state, health_report
 from r2act.errors import DataError, ForeignObjectError
 from r2act.schema import (
@@ -111,7 +112,9 @@ class SimulatedCluster:
     ``seed`` and ``namespace`` shape a *new* cluster; an existing one (same workspace and
     name) keeps its own seed, like a real cluster outliving a changed manifest, and refuses
     another namespace. ``users``, ``volume``, ``noise`` (the background it shows besides a
-    fault) and ``error_rate_threshold`` are per process.
+    fault) and ``error_rate_threshold`` are per process. ``trace_sample`` is the rate the
+    campaign's traces are kept at (None: no traces collected): the log lines that carry a
+    trace context then name the kept spans (``tracebook``).
     """
 
     def __init__(
@@ -127,6 +130,7 @@ class SimulatedCluster:
         error_rate_threshold: float = 0.05,
         topology: Topology | None = None,
         noise: NoiseLevel = NoiseLevel.REALISTIC,
+        trace_sample: float | None = None,
     ) -> None:
         self.path = state_path(workspace, name)
         loaded = load_state(self.path)
@@ -151,7 +155,11 @@ class SimulatedCluster:
         self.error_rate_threshold = error_rate_threshold
         # Line rates follow from the users' requests and each handler's log calls; ``volume``
         # only thins or thickens them for a test's sake (1.0: as the load generates them).
-        self._logs = LogSource(topology, loaded.seed, users, volume)
+        # With traces collected (``trace_sample``: the manifest's rate), the lines that carry
+        # a trace context name the kept traces' spans (``tracebook``); without, their draws.
+        self._book = TraceBook(topology, loaded.seed, users, trace_sample) if trace_sample else None
+        traces = self._book.service if self._book is not None else None
+        self._logs = LogSource(topology, loaded.seed, users, volume, traces)
         self._spans = SpanSource(topology, loaded.seed, users)
         self._metrics = MetricSource(topology, loaded.seed, loaded.namespace, background_for(noise))
         self._requests = {d.name: memory_bytes(d.main.memory_request) for d in topology.deployments}
@@ -357,6 +365,8 @@ class SimulatedCluster:
         cut = {name: t for name, t in cut.items() if name not in gone}
         readable = {n: line for n, line in timelines.items() if n not in gone}
         clipped = self._clip(window)
+        if self._book is not None:  # the spans' own timelines: gone pods included
+            self._book.use(timelines, self.scene_at, self._cuts, clipped)
         # every line served is at or after the window's start: a cut before it drops nothing
         cut = {name: t for name, t in cut.items() if t > clipped.start}
         failed = loadgen.FailedSince(self._state, self.scene_at, self._cuts)

@@ -5,6 +5,10 @@ at the history's change points), so the simulator's time resolution for gradual
 conditions is one bucket while a fault never shows before it starts. Each (pod, bucket
 piece) has its own seeded generator, so a window's lines do not depend on which windows
 were read before, and memory holds one batch, never a whole incident.
+
+When traces are collected, the pods' loggers take the trace context of their lines from
+a ``tracebook.TraceBook`` (the cluster gives it the timelines and scenes, and this module
+its ``service`` lookup: the book walks spans, which import this module's buckets).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.schema import LogLine, TimeWindow, Topology
-from r2act.systems.render import Render
+from r2act.systems.render import NO_TRACES, Render, TraceIds
 
 BUCKET_S = 10.0
 LOCUST_PERIOD_S = 2.0
@@ -49,16 +53,31 @@ def poisson(r: random.Random, mean: float) -> int:
 class LogSource:
     """Builds and caches one ``PodLogger`` per pod; renders windows lazily."""
 
-    def __init__(self, topology: Topology, seed: int, users: int, scale: float) -> None:
+    def __init__(
+        self,
+        topology: Topology,
+        seed: int,
+        users: int,
+        scale: float,
+        traces: Callable[[str], TraceIds] | None = None,
+    ) -> None:
         self.topology, self.seed, self.users, self.scale = topology, seed, users, scale
+        self.traces = traces
+        """Deployment -> where its lines take their trace context from (the cluster's
+        ``tracebook.TraceBook.service``); None: traces are not collected, lines keep their
+        draws."""
         self._loggers: dict[str, PodLogger] = {}
         self._generator = random.Random()
         """Re-seeded for every (pod, bucket piece): the same draws as a fresh generator of
         that seed, without building one each time (the renderers use it only while called)."""
         self._rates: dict[str, tuple[object, object, object, float, _Rates | None]] = {}
         """Per pod, its rates in the last scene it was rendered in, with what they came from."""
-        self._relay = relay_of(topology, seed=seed, users=users, scale=scale)
+        self._relay = relay_of(topology, seed=seed, users=users, scale=scale, traces=self.traces_of)
         """The system's log relay (``relaylogs``), None for most systems."""
+
+    def traces_of(self, app: str) -> TraceIds:
+        """Where ``app``'s lines take their trace context from."""
+        return self.traces(app) if self.traces is not None else NO_TRACES
 
     def logger(self, line: PodTimeline) -> PodLogger:
         """The pod's logger (templates filled once)."""
@@ -67,7 +86,13 @@ class LogSource:
         if found is None:
             container = self.topology.deployment(pod.app).main.name
             found = PodLogger(
-                self.topology, pod.name, pod.app, container, seed=self.seed, users=self.users
+                self.topology,
+                pod.name,
+                pod.app,
+                container,
+                seed=self.seed,
+                users=self.users,
+                traces=self.traces_of(pod.app),
             )
             self._loggers[pod.name] = found
         return found

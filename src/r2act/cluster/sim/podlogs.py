@@ -25,7 +25,15 @@ from r2act.schema import LogLine, Topology
 from r2act.systems import system_of
 from r2act.systems.flags import flag_of_kind
 from r2act.systems.logformats import uuid_text
-from r2act.systems.render import Kind, PodIdentity, Render, RequestError, Sized
+from r2act.systems.render import (
+    NO_TRACES,
+    Kind,
+    PodIdentity,
+    Render,
+    RequestError,
+    Sized,
+    TraceIds,
+)
 
 __all__ = ["Kind", "PodLogger"]
 
@@ -56,10 +64,20 @@ class PodLogger:
     """Renderers for one pod's log lines (a ``systems.render.PodIdentity``)."""
 
     def __init__(
-        self, topology: Topology, pod: str, app: str, container: str, *, seed: int, users: int
+        self,
+        topology: Topology,
+        pod: str,
+        app: str,
+        container: str,
+        *,
+        seed: int,
+        users: int,
+        traces: TraceIds = NO_TRACES,
     ) -> None:
         self.topology, self.pod, self.app, self.container = topology, pod, app, container
         self.seed = seed
+        self.traces = traces
+        """The trace context of its lines (``tracebook``'s when traces are collected)."""
         rnd = random.Random(f"{seed}|sessions")
         self.sessions = [uuid_text(rnd) for _ in range(max(1, users))]
         """One session id per load generator user; backends see them as user ids."""

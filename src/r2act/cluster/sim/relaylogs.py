@@ -11,6 +11,9 @@ them as the relay pod's own lines, so they are lost while the relay pod is down 
 silent intervals), whatever the source pod does; a source that is down serves nothing,
 so it relays nothing either.
 
+A relayed record carries the trace context of the record its source exported (the
+source's ``TraceIds``), so the relay prints the ids the source's span has.
+
 A system without a relay gets ``None`` from :func:`relay_of` and its logs are unchanged.
 """
 
@@ -27,12 +30,26 @@ from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.schema import LogLine, Topology
 from r2act.systems import system_of
-from r2act.systems.render import LogRelay, PodIdentity, RelayIdentity, RequestError, Sized
+from r2act.systems.render import (
+    NO_TRACES,
+    LogRelay,
+    PodIdentity,
+    RelayIdentity,
+    RequestError,
+    Sized,
+    TraceIds,
+)
 
 Starts = Callable[[PodTimeline, float, float], list[float]]
 """When a pod's container starts within [lo, hi) (``logs``' start instants)."""
 Draw = Callable[[random.Random, float], int]
 """A Poisson draw of the given mean (``logs.poisson``)."""
+TracesOf = Callable[[str], TraceIds]
+"""Deployment -> where its lines take their trace context from (``logs.LogSource``'s)."""
+
+
+def _drawn(app: str) -> TraceIds:
+    return NO_TRACES
 
 
 class RelayedLogger(PodLogger):
@@ -52,9 +69,10 @@ class RelayedLogger(PodLogger):
         *,
         seed: int,
         users: int,
+        traces: TraceIds = NO_TRACES,
     ) -> None:
         topology, pod, app, container = source
-        super().__init__(topology, pod, app, container, seed=seed, users=users)
+        super().__init__(topology, pod, app, container, seed=seed, users=users, traces=traces)
         hooks = relay.renderers
 
         def served(me: PodIdentity, op: str) -> Sized | None:
@@ -85,8 +103,18 @@ class Relay:
     """The relay of one system: its deployment, and one relayed logger per source pod."""
 
     def __init__(
-        self, topology: Topology, relay: LogRelay, *, seed: int, users: int, scale: float
+        self,
+        topology: Topology,
+        relay: LogRelay,
+        *,
+        seed: int,
+        users: int,
+        scale: float,
+        traces: TracesOf = _drawn,
     ) -> None:
+        self.traces = traces
+        """The relayed records carry their source's trace context: the record they copy
+        is the one the source exported."""
         self.topology, self.relay, self.seed, self.users, self.scale = (
             topology,
             relay,
@@ -113,6 +141,7 @@ class Relay:
                 to,
                 seed=self.seed,
                 users=self.users,
+                traces=self.traces(app),
             )
             self._loggers[key] = found
         return found
@@ -161,9 +190,11 @@ class Relay:
         return out
 
 
-def relay_of(topology: Topology, *, seed: int, users: int, scale: float) -> Relay | None:
+def relay_of(
+    topology: Topology, *, seed: int, users: int, scale: float, traces: TracesOf = _drawn
+) -> Relay | None:
     """The system's relay (``System.log_relay``), or ``None`` when it has none."""
     relay = system_of(topology).log_relay
     if relay is None:
         return None
-    return Relay(topology, relay, seed=seed, users=users, scale=scale)
+    return Relay(topology, relay, seed=seed, users=users, scale=scale, traces=traces)

@@ -20,6 +20,11 @@ trace id (its walk), apart from the log, metric and event streams, so collecting
 changes no other file; the ids are the cluster seed's and the request's (route, bucket
 piece, rank), so a window read twice gives the same spans, and a request kept at a lower
 rate is the same trace, span for span, at a higher one.
+
+The same walks give the log lines their trace context (``tracebook``): ``SpanSource.walks``
+with a list of marks records, per kept request, the span each service's code runs in (its
+handler's outermost and innermost spans, the handler whose call failed, the client's task
+spans), so a line that belongs to a kept request names one of these spans.
 """
 
 from __future__ import annotations
@@ -128,6 +133,11 @@ class _Shapes:
         return self._client[key]
 
 
+Mark = tuple[str, str, str, str, str]
+"""(trace id, deployment, what, name, span id): a span a service's code runs in, in the
+terms of ``systems.render.SpanAsk`` (``op``, ``op-inner``, ``failed``, ``task``)."""
+
+
 @dataclass(slots=True)
 class _Walk:
     """One kept request being turned into spans."""
@@ -144,6 +154,12 @@ class _Walk:
     context, so what its callees open belongs to other traces (not made here)."""
     flipped: dict[str, str] = field(default_factory=dict)
     """Flag -> the variant a flag fault makes the flag service serve (``flagspans``)."""
+    marks: list[Mark] | None = None
+    """Filled only for the ``tracebook``: which span each service's code runs in (None
+    while collecting spans, which need no marks)."""
+    handlers: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """With ``marks``: the innermost span id of a handler (its calls' parent) -> its
+    deployment and outermost span (a failed call is marked on its caller's handler)."""
 
     def new_id(self) -> str:
         """The next span id: drawn from the trace's own generator (seeded by its id)."""
@@ -218,6 +234,11 @@ def _handle(
     shapes = walk.shapes.server(service, op)
     ids = [f"{r.getrandbits(64):016x}" for _ in shapes]
     inner_parent = ids[-1] if ids else parent
+    if walk.marks is not None and ids and traced is not None and not walk.muted:
+        walk.marks.append((walk.trace_id, service, "op", op, ids[0]))
+        if len(ids) > 1:
+            walk.marks.append((walk.trace_id, service, "op-inner", op, inner_parent))
+        walk.handlers[inner_parent] = (service, ids[0])
     own = scene.service_ms.get(service, 3.0) * math.exp(r.gauss(_JITTER_MU, JITTER_SIGMA))
     own += extra_ms
     nested = len(shapes) * NESTED_MS
@@ -302,6 +323,9 @@ def _call(walk: _Walk, caller: str, call: Call, parent: str, start: float) -> tu
             late = took > deadline or r.random() < scene.pause_late(call.callee, budget)
             if late:
                 took, outcome = deadline, "deadline"
+    handler = walk.handlers.get(parent) if walk.marks is not None and outcome != "ok" else None
+    if handler is not None and handler[0] == caller and walk.marks is not None:
+        walk.marks.append((walk.trace_id, caller, "failed", call.callee, handler[1]))
     if shape is not None and not walk.muted:
         traced = walk.tracing.services[caller]  # a client shape means a traced caller
         ids = (span_id, parent)
@@ -360,6 +384,7 @@ def _consume(walk: _Walk, queue: str, op: str, *, sent: float) -> None:
         trace_id = f"{high:016x}{walk.trace_id[16:]}"
         r = random.Random(int(trace_id, 16))
         own = _Walk(trace_id, walk.scene, walk.edges, walk.tracing, r, walk.shapes)
+        own.marks, own.handlers = walk.marks, walk.handlers
         start = sent + QUEUE_LAG_MS / 1000.0
         _handle(own, consumer, op, (), parent="", start=start, extra_ms=view.extra_for(queue))
         walk.spans.extend(own.spans)
@@ -420,6 +445,9 @@ def _request(
         _emit(walk, name, request, ids, start=sent, length_ms=took, outcome=outcome)
     for depth, shape in enumerate(around):
         ids = (task_ids[depth], task_ids[depth - 1] if depth else "")
+        if walk.marks is not None:
+            names = "/".join(s.name for s in around[: depth + 1])
+            walk.marks.append((walk.trace_id, origin.deployment, "task", names, ids[0]))
         at = start + depth * NESTED_MS / 1000.0
         length = took + 2 * (len(around) - depth) * NESTED_MS
         _emit(walk, name, shape, ids, start=at, length_ms=length, outcome="ok")
@@ -436,9 +464,8 @@ class SpanSource:
         self._draws = random.Random()
         self._shapes = _Shapes(self.tracing)
         self._edges: tuple[object, dict[tuple[str, str], tuple[float, str]]] | None = None
-        self._flipped: dict[str, str] = {}
 
-    def _edges_of(
+    def edges_of(
         self, scene: Scene, timelines: dict[str, PodTimeline]
     ) -> dict[tuple[str, str], tuple[float, str]]:
         """The scene's per-edge failures (the same rule the scene used), once per stretch."""
@@ -467,9 +494,10 @@ class SpanSource:
                 if b <= start or a > end:
                     continue
                 scene = scene_at((a + b) / 2)
-                edges = self._edges_of(scene, timelines)
-                self._flipped = flipped_flags(timelines, (a + b) / 2)
-                for spans in self._piece(scene, edges, (bucket, index), (a, b), sample):
+                edges = self.edges_of(scene, timelines)
+                flipped = flipped_flags(timelines, (a + b) / 2)
+                key = (bucket, index)
+                for spans in self._piece(scene, edges, key, (a, b), sample, flipped=flipped):
                     batch.extend(s for s in spans if start <= s.start <= end)
                 if len(batch) >= BATCH_SPANS:
                     yield batch
@@ -484,8 +512,28 @@ class SpanSource:
         key: tuple[int, int],
         bounds: tuple[float, float],
         sample: float,
+        *,
+        flipped: dict[str, str],
     ) -> Iterator[list[Span]]:
         """The kept traces of the requests that arrived in one bucket piece."""
+        for walk in self.walks(scene, edges, key, bounds, sample, flipped=flipped):
+            yield walk.spans
+
+    def walks(  # noqa: PLR0917 - _piece's arguments, and whether to mark
+        self,
+        scene: Scene,
+        edges: dict[tuple[str, str], tuple[float, str]],
+        key: tuple[int, int],
+        bounds: tuple[float, float],
+        sample: float,
+        marks: list[Mark] | None = None,
+        *,
+        flipped: dict[str, str],
+    ) -> Iterator[_Walk]:
+        """The walks of one bucket piece's kept requests (those that opened a span); with
+        ``marks``, each walk appends to it the spans the services' code runs in. ``flipped``:
+        the flags a flag fault flips in the piece (``flagspans.flipped_flags``), so a walk
+        made for the ``tracebook`` is the same as the one made for the spans."""
         a, b = bounds
         topology = self.topology
         entry = topology.entrypoint
@@ -503,7 +551,9 @@ class SpanSource:
                 trace_id = f"{high:016x}{low:016x}"
                 r = random.Random(high << 64 | low)
                 walk = _Walk(trace_id, scene, edges, self.tracing, r, self._shapes)
-                walk.flipped = self._flipped
+                walk.flipped = flipped
+                if marks is not None:
+                    walk.marks = marks
                 arrived = a + (b - a) * r.random()
                 path = route.path
                 if path.endswith("*") and self.path_ids:
@@ -517,4 +567,4 @@ class SpanSource:
                 )
                 if walk.spans:
                     walk.spans.sort(key=lambda s: s.start)
-                    yield walk.spans
+                    yield walk

@@ -7,11 +7,18 @@ and the frontend (Next.js' ``console.error`` of a failed API handler). checkout,
 product-catalog, currency, shipping and quote log through OTLP only, so their pods print
 nothing per call; their records are the collector's (``render_otlp``). What each call
 says is ``render_speech``'s; this module frames it.
+
+The formats that print a trace context (log4j's pattern, the Python root format) print
+the span the call runs in: the handler's server span of the operation for a served call,
+the handler span whose call failed for a failed call, and an error span of the service for
+a failure of its own (a flag's). The ids come from the pod's ``PodIdentity.traces`` (the
+kept traces' spans when traces are collected), given the occurrence's own draw.
 """
 
 from __future__ import annotations
 
 import random
+from typing import Protocol
 
 from r2act.schema import LogLine
 from r2act.systems.astronomyshop.errors import (
@@ -36,7 +43,7 @@ from r2act.systems.astronomyshop.render_speech import (
     served_speech,
 )
 from r2act.systems.astronomyshop.texts import T
-from r2act.systems.render import PodIdentity, Render, Sized
+from r2act.systems.render import NO_TRACES, PodIdentity, Render, Sized, SpanAsk
 
 new = tuple.__new__
 """``tuple.__new__``: builds a ``LogLine`` without the NamedTuple constructor's extra frame."""
@@ -66,6 +73,37 @@ def _logger_message_event_id(name: str) -> int:
         h = ((ord(ch) ^ h) * 16777619) & 0xFFFFFFFF
     signed = h - (1 << 32) if h >= 1 << 31 else h
     return abs(signed)
+
+
+PRINTS_CONTEXT = frozenset({"recommendation", "product-reviews", "ad", "fraud-detection"})
+"""The services whose stdout format prints the trace context (``_stdout_lines``)."""
+OWN_FAILURE: SpanAsk = ("op", "*", True)
+"""The span a service's own failure (a flag's error) is logged in: a failed handler's."""
+
+
+INNER_SPAN = frozenset({"email", "accounting", "fraud-detection"})
+"""Services whose code logs in the innermost of the spans around it: email's
+``in_span("send_email")`` (``email/email_server.rb`` L64-L96); the Kafka consumers' record
+spans, current while the record is handled (fraud-detection iterates the polled records,
+which the Java agent wraps in the ``process`` span, ``main.kt`` L55-L65; accounting logs
+after ``Consume()`` returns, ``Consumer.cs`` L65-L67, L91, the .NET instrumentation's
+receive activity still current: an assumption, that instrumentation is not in the
+reference). The others log in their server span: payment's and quote's manual spans are
+started, not made current (``payment/charge.js`` L25, ``quote/app/routes.php`` L17-L21),
+and the Python handlers log outside theirs (``recommendation_server.py`` L44-L47,
+``product_reviews_server.py`` L91-L92)."""
+
+
+def served_ask(app: str, op: str) -> SpanAsk:
+    """The span a served call's lines are logged in: the handler's, which did not fail."""
+    return ("op-inner" if app in INNER_SPAN else "op", op, False)
+
+
+def failed_ask(app: str, callee: str) -> SpanAsk:
+    """The span a failed call's lines are logged in: the handler span whose call to
+    ``callee`` failed (its status follows what the handler did with the failure), or, for
+    the service's own failure (``callee`` is ``app``), a failed handler's."""
+    return OWN_FAILURE if callee == app else ("failed", callee, None)
 
 
 ACCOUNTING_EVENT = _logger_message_event_id("OrderReceivedMessage")
@@ -118,15 +156,19 @@ def _stdout_lines(app: str, ts: float, said: Said, trace: tuple[str, str]) -> li
     return [said.message]
 
 
-def stdout_renderer(logger: PodIdentity, speech: Speech) -> Sized:
-    """(lines, renderer) of one occurrence of ``speech`` on the pod's own stdout."""
+def stdout_renderer(logger: PodIdentity, speech: Speech, ask: SpanAsk) -> Sized:
+    """(lines, renderer) of one occurrence of ``speech`` on the pod's own stdout, logged
+    in the span ``ask`` names."""
     pod, container, app = logger.pod, logger.container, logger.app
     sampled = [x for x in speech(sample(pod)) if x.only != COLLECTOR]
     lines = sum(len(_stdout_lines(app, 0.0, x, ("", ""))) for x in sampled)
+    traces = logger.traces if app in PRINTS_CONTEXT else None
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         draw = occurrence(pod, ts)
         trace = trace_ids(draw)
+        if traces is not None:
+            trace = traces.ids(ask, ts, trace)
         k = 0
         for said in speech(draw):
             if said.only == COLLECTOR:
@@ -147,7 +189,7 @@ def served_renderer(logger: PodIdentity, op: str) -> Sized | None:
     speech = served_speech(logger.app, op, logger.sessions)
     if speech is None:
         return None
-    made = stdout_renderer(logger, speech)
+    made = stdout_renderer(logger, speech, served_ask(logger.app, op))
     return made if made[0] else None
 
 
@@ -164,13 +206,15 @@ def error_renderer(logger: PodIdentity, callee: str, kind: str) -> Sized | None:
         return len(lines), _frame(lines, logger)
     if app == "recommendation" and callee == "product-catalog":
         lines = recommendation_traceback(kind)
-        return len(lines), _traceback_renderer(lines, logger)
+        return len(lines), _traceback_renderer(lines, logger, failed_ask(app, callee))
     if callee == app and flag_of(kind) is not None:
         return _flag_failure_renderer(logger, kind)
     if not to_stdout(app):
         return None
     speech = failed_speech(app, callee, kind)
-    return stdout_renderer(logger, speech) if speech is not None else None
+    if speech is None:
+        return None
+    return stdout_renderer(logger, speech, failed_ask(app, callee))
 
 
 def _flag_failure_renderer(logger: PodIdentity, kind: str) -> Sized | None:
@@ -182,25 +226,29 @@ def _flag_failure_renderer(logger: PodIdentity, kind: str) -> Sized | None:
     speech = failed_speech(app, app, kind) if to_stdout(app) else None
     if speech is None:
         return None
-    said = stdout_renderer(logger, speech)
+    said = stdout_renderer(logger, speech, OWN_FAILURE)
     flag = flag_of(kind)
     status = flag.status if flag is not None else None
     after: list[str] = []
     render_after: Render | None = None
+    traceback: _Traceback | None = None
     if app == "cart" and status is not None:
         message = T("as.dotnet.rpc_error")(status.code, status.message)
         after = dotnet_console("Information", GRPC_CATEGORY, GRPC_ERROR_EVENT, message)
         render_after = _frame(after, logger)
     elif app == "recommendation":
         after = recommendation_traceback(kind, get_product=True)
-        render_after = _traceback_renderer(after, logger)
+        render_after = traceback = _traceback_renderer(after, logger, OWN_FAILURE)
     if render_after is None:
         return said
     first, then = said[1], render_after
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         first(ts, r, out)
-        then(ts + STEP_S, r, out)
+        if traceback is not None:  # logged in the same handler's span as the first line
+            traceback(ts + STEP_S, r, out, ts)
+        else:
+            then(ts + STEP_S, r, out)
 
     return said[0] + len(after), render
 
@@ -245,14 +293,31 @@ def recommendation_traceback(kind: str, *, get_product: bool = False) -> list[st
     ).split("\n")
 
 
-def _traceback_renderer(lines: list[str], logger: PodIdentity) -> Render:
+class _Traceback(Protocol):
+    """A traceback's renderer: a ``Render`` that may be told the instant of the occurrence
+    whose span it is logged in (the handler line logged just before it)."""
+
+    def __call__(
+        self, ts: float, r: random.Random, out: list[LogLine], drawn_at: float | None = None
+    ) -> None: ...
+
+
+def _traceback_renderer(lines: list[str], logger: PodIdentity, ask: SpanAsk) -> _Traceback:
     """The traceback with the root format's prefix on its first line (logging appends the
-    exception's text after the message, unformatted)."""
+    exception's text after the message, unformatted), in the span ``ask`` names.
+
+    With ``drawn_at``, and traces collected, its span is that of the occurrence at
+    ``drawn_at`` (the same draw, so the same answer); without traces each line keeps its
+    own draw, as before traces existed."""
     pod, container, app = logger.pod, logger.container, logger.app
     record = ("ERROR", "grpc._server", *GRPCIO_LOG_CALL)
+    traces = logger.traces
 
-    def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        trace = trace_ids(occurrence(pod, ts))
+    def render(
+        ts: float, r: random.Random, out: list[LogLine], drawn_at: float | None = None
+    ) -> None:
+        at = ts if drawn_at is None or traces is NO_TRACES else drawn_at
+        trace = traces.ids(ask, at, trace_ids(occurrence(pod, at)))
         first = python_root_line(ts, record, (*trace, True), app, lines[0])
         out.append(new(LogLine, (ts, pod, container, app, first)))
         for line in lines[1:]:

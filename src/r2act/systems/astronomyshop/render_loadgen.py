@@ -22,9 +22,14 @@ locustfile's ``logging.info``, ``locust.main`` for Locust's), INFO is SeverityNu
 body is the formatted message, and the code attributes name the file in the image
 (``WORKDIR /usr/src/app/``, ``Dockerfile`` L16; Locust under the ``python:3.12`` base's
 ``/usr/local``, L5, L13, L17). A record logged inside a task's span
-(``start_as_current_span``) carries that span's trace and span ids with the sampled flag;
-the span ids of a task's nested ``add_to_cart`` span differ from its own, the trace is
-one. Ids are drawn per occurrence (``render_formats.trace_ids``), not shared with spans.
+(``start_as_current_span``) carries that span's trace and span ids with the sampled flag:
+the task's span (``tracing.TASK_SPANS``), or a checkout's nested ``add_to_cart`` span for
+the lines of its cart rounds. The ids come from the pod's ``PodIdentity.traces``: when
+traces are collected, a line of a kept request names a kept trace's task span (the
+simulated traces hold one request each under its task span, so a checkout's own line and
+its rounds' lines may name different traces); otherwise the occurrence's draw, the rounds
+sharing the task's trace id. ``on_start``'s records name no stored trace (its requests
+are not simulated): a draw the sampler keeps is moved out of the kept range.
 """
 
 from __future__ import annotations
@@ -40,9 +45,10 @@ from r2act.systems.astronomyshop.render_startup import collector_startup
 from r2act.systems.astronomyshop.shop import CATEGORIES, PRODUCTS
 from r2act.systems.astronomyshop.texts import T
 from r2act.systems.astronomyshop.topology import ASTRONOMY_SHOP
+from r2act.systems.astronomyshop.tracing import NESTED_TASK, TASK_SPANS
 from r2act.systems.astronomyshop.traffic import TASK_WEIGHT, TASKS, THINK_S
 from r2act.systems.logformats import uuid1_text, uuid_text
-from r2act.systems.render import Kind, PodIdentity, RelayIdentity
+from r2act.systems.render import Kind, PodIdentity, RelayIdentity, SpanAsk, TraceIds
 
 LOAD_GENERATOR = ASTRONOMY_SHOP.load_generator or ""
 LOCUSTFILE = "/usr/src/app/locustfile.py"
@@ -85,10 +91,19 @@ def _record(pod: str, ts_line: Line, trace: Trace) -> OtlpRecord:
     )
 
 
-def _span(r: random.Random, trace_id: str | None = None) -> Trace:
-    """A sampled span's context (a new trace unless ``trace_id`` is the parent's)."""
+ON_START: SpanAsk = ("task", "", None)
+"""``on_start``'s spans: no simulated trace has one (its requests are left out)."""
+
+
+def _span(
+    r: random.Random, at: tuple[TraceIds, SpanAsk, float], trace_id: str | None = None
+) -> Trace:
+    """A sampled span's context (a new trace unless ``trace_id`` is the parent's): the
+    one ``at`` (the pod's trace ids, the span asked for, the instant) gives for the draw."""
     drawn, span = trace_ids(r)
-    return (trace_id or drawn, span, 1)
+    traces, ask, ts = at
+    found = traces.ids(ask, ts, (trace_id or drawn, span))
+    return (*found, 1)
 
 
 def _add_to_cart(r: random.Random, ts: float, node: str, user: str | None) -> Line:
@@ -144,14 +159,17 @@ def _task_lines(task: str, r: random.Random, ts: float, node: str) -> list[list[
 
 def _task_kind(source: PodIdentity, collector: RelayIdentity, task: str, rate: float) -> Kind:
     """(occurrences per second, lines per occurrence, renderer) of one task's records."""
-    pod = source.pod
+    pod, traces = source.pod, source.traces
+    outer: SpanAsk = ("task", TASK_SPANS.get(task, ""), None)
+    inner: SpanAsk = ("task", f"{outer[1]}/{TASK_SPANS[NESTED_TASK]}", None)
 
     def records(ts: float, r: random.Random) -> list[tuple[float, OtlpRecord]]:
         groups = _task_lines(task, r, ts, source.node)
-        own = _span(r)
+        drawn = trace_ids(r)
+        own = (*traces.ids(outer, ts, drawn), 1)
         out: list[tuple[float, OtlpRecord]] = []
         for k, group in enumerate(groups[1:]):
-            nested = _span(r, own[0])
+            nested = _span(r, (traces, inner, ts), drawn[0])
             out += [(ts + 0.001 * k, _record(pod, x, nested)) for x in group]
         if groups:
             # the task's own line: first for a one-line task, after the rounds for a checkout
@@ -204,5 +222,6 @@ def loadgen_startup(
         at = ts + STEP_S * len(start) + SPAWN_S * user
         session = ("root", "on_start", 230, T("as.lg.session")(uuid_text(r)))
         index = ("root", "index", 123, T("as.lg.index")())
-        out.extend(debug_lines(at, _record(pod, session, _span(r)), collector))
-        out.extend(debug_lines(at + 0.001, _record(pod, index, _span(r)), collector))
+        begun = (source.traces, ON_START, at)
+        out.extend(debug_lines(at, _record(pod, session, _span(r, begun)), collector))
+        out.extend(debug_lines(at + 0.001, _record(pod, index, _span(r, begun)), collector))

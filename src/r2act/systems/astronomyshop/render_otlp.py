@@ -21,6 +21,11 @@ message template as the body with its values as attributes; the C++ SDK's scope 
 its ``loggerName`` option (``payment/logger.js`` L21-L22); Ruby's ``on_emit`` sets only
 the severity text (``email_server.rb`` L90); the Python handler's scope is the logger's
 name; the Java agent's is the log4j logger's name.
+
+A record's trace context is the span its log call runs in, as ``render_backend`` frames
+it for stdout (``served_ask``, ``failed_ask``): from the source pod's
+``PodIdentity.traces``, so the collector prints the ids of the kept span when traces are
+collected.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from dataclasses import replace
 from r2act.schema import LogLine
 from r2act.systems.astronomyshop.errors import cart_storage_detail
 from r2act.systems.astronomyshop.logsinks import STDOUT, to_collector
+from r2act.systems.astronomyshop.render_backend import failed_ask, served_ask
 from r2act.systems.astronomyshop.render_collector import (
     SEVERITY,
     OtlpRecord,
@@ -47,7 +53,7 @@ from r2act.systems.astronomyshop.render_speech import (
     served_speech,
 )
 from r2act.systems.astronomyshop.texts import T
-from r2act.systems.render import PodIdentity, RelayIdentity, Sized
+from r2act.systems.render import PodIdentity, RelayIdentity, Sized, SpanAsk
 
 SCOPES: dict[str, tuple[str, str]] = {
     "checkout": ("checkout", ""),
@@ -121,16 +127,20 @@ def record_of(app: str, pod: str, said: Said, trace: tuple[str, str]) -> OtlpRec
     )
 
 
-def collector_renderer(source: PodIdentity, collector: RelayIdentity, speech: Speech) -> Sized:
+def collector_renderer(
+    source: PodIdentity, collector: RelayIdentity, speech: Speech, ask: SpanAsk
+) -> Sized:
     """(lines, renderer) of one occurrence of ``speech``'s exported records on the
-    collector pod (the lines the renderer appends name the collector pod)."""
+    collector pod (the lines the renderer appends name the collector pod), logged in the
+    span ``ask`` names."""
     pod, app = source.pod, source.app
     sampled = [x for x in speech(sample(pod)) if x.only != STDOUT]
     lines = sum(len(debug_lines(0.0, record_of(app, pod, x, ("", "")), collector)) for x in sampled)
+    traces = source.traces
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         draw = occurrence(pod, ts)
-        trace = trace_ids(draw)
+        trace = traces.ids(ask, ts, trace_ids(draw))
         k = 0
         for said in speech(draw):
             if said.only == STDOUT:
@@ -146,7 +156,9 @@ def collector_served(source: PodIdentity, collector: RelayIdentity, op: str) -> 
     if not to_collector(source.app):
         return None
     speech = served_speech(source.app, op, source.sessions)
-    return collector_renderer(source, collector, speech) if speech is not None else None
+    if speech is None:
+        return None
+    return collector_renderer(source, collector, speech, served_ask(source.app, op))
 
 
 def collector_failed(
@@ -159,7 +171,9 @@ def collector_failed(
     if source.app == "cart" and callee == "valkey-cart":
         return _cart_rpc_error(source, collector)
     speech = failed_speech(source.app, callee, kind)
-    return collector_renderer(source, collector, speech) if speech is not None else None
+    if speech is None:
+        return None
+    return collector_renderer(source, collector, speech, failed_ask(source.app, callee))
 
 
 def _cart_rpc_error(source: PodIdentity, collector: RelayIdentity) -> Sized:
@@ -172,7 +186,8 @@ def _cart_rpc_error(source: PodIdentity, collector: RelayIdentity) -> Sized:
         (("StatusCode", s("FailedPrecondition")), ("Detail", s(detail))),
         T("as.dotnet.rpc_error_format")(),
     )
-    pod = source.pod
+    pod, traces = source.pod, source.traces
+    ask = failed_ask("cart", "valkey-cart")
 
     def record(trace: tuple[str, str]) -> OtlpRecord:
         made = record_of("cart", pod, said, trace)
@@ -181,6 +196,7 @@ def _cart_rpc_error(source: PodIdentity, collector: RelayIdentity) -> Sized:
     lines = len(debug_lines(0.0, record(("", "")), collector))
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        out.extend(debug_lines(ts, record(trace_ids(occurrence(pod, ts))), collector))
+        trace = traces.ids(ask, ts, trace_ids(occurrence(pod, ts)))
+        out.extend(debug_lines(ts, record(trace), collector))
 
     return lines, render

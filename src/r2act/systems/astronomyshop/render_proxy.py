@@ -15,7 +15,9 @@ load generator's requests carry no ``X-Forwarded-For``; its user agent is a name
 parameter (``USER_AGENT``). ``url.path`` is ``%REQ(:PATH)%``, query included;
 ``url.query`` (no ``:QUERY`` pseudo-header exists) and ``url.template`` (no route has a
 name) print Envoy's ``-`` for an unset value. The record carries the request's trace
-context (Envoy's tracing is on, L18-L32). Pod addresses are drawn from the deployment's
+context (Envoy's tracing is on, L18-L32): its server span of the route, an error span
+when the request failed (``PodIdentity.traces``: the kept span when traces are collected).
+Pod addresses are drawn from the deployment's
 name, not the engine's pod names (the hook is not told the upstream pod).
 """
 
@@ -29,7 +31,7 @@ from r2act.systems.astronomyshop.render_data import AD_KEYS, PRODUCTS
 from r2act.systems.astronomyshop.render_draw import occurrence
 from r2act.systems.astronomyshop.render_formats import envoy_access_body, pod_ip, trace_ids
 from r2act.systems.logformats import uuid_text
-from r2act.systems.render import PodIdentity, RelayIdentity, RequestError, Sized
+from r2act.systems.render import PodIdentity, RelayIdentity, RequestError, Sized, SpanAsk
 
 USER_AGENT = "python-requests/2.32.5"
 """Locust's HttpUser sends the requests library's default User-Agent (the version is the
@@ -80,7 +82,8 @@ def proxy_request(  # noqa: PLR0917 - the request hook's arguments, after the co
     status = 503 if refused else (500 if error is not None else 200)
     flags = REFUSED if refused else ("-", "via_upstream", "-")
     local = f"{pod_ip(logger.pod)}:8080"
-    pod = logger.pod
+    pod, traces = logger.pod, logger.traces
+    ask: SpanAsk = ("op", scope, error is not None)
 
     def record(ts: float, r: random.Random) -> OtlpRecord:
         path = _path(route_path, r)
@@ -130,7 +133,7 @@ def proxy_request(  # noqa: PLR0917 - the request hook's arguments, after the co
                 ("url.query", s("-")),
                 ("url.template", s("-")),
             ),
-            trace=(*trace_ids(r), 1),
+            trace=(*traces.ids(ask, ts, trace_ids(r)), 1),
         )
 
     sample = debug_lines(0.0, record(0.0, occurrence(pod, 0.0)), collector)
