@@ -10,9 +10,13 @@ uses). Two changes make it read the call graph the way a fault shows on it:
   waiting on its callee), and its own error is an error status no child of it has (an
   error propagating up the call chain is charged once, where it began).
 - A client span's own time and errors are charged to the callee it names
-  (``peer.service``, ``net.peer.name``, ``server.address`` or ``rpc.service``): a callee
-  without instrumentation shows only there, and the network between caller and callee is
-  the callee's side of the call (a delay injected on its pods adds there).
+  (``peer.service``, ``net.peer.name``, ``server.address``, Envoy's ``upstream_cluster`` or
+  ``rpc.service``): a callee without instrumentation shows only there, and the network
+  between caller and callee is the callee's side of the call (a delay injected on its pods
+  adds there). A gRPC service is resolved to the deployment whose server spans carry the
+  same ``rpc.service`` in the incident's spans (``rpc_servers``), as a reader of the trace
+  store would; only a service no server span names falls back to the name itself
+  (``hipstershop.CartService`` -> ``cartservice``).
 
 Per (charged service, caller, operation, kind) node the normal window (``pre``) gives the
 mean and standard deviation of the own time; in the ``during`` window a span is slow
@@ -47,20 +51,42 @@ SD_FLOOR = 0.1
 """Least deviation, as a share of the normal mean: a near-constant operation is not flagged
 for a deviation smaller than a tenth of its time (an assumption: timer and scheduling
 jitter are of that order on a loaded node)."""
-PEER_KEYS = ("peer.service", "net.peer.name", "server.address", "rpc.service")
+PEER_KEYS = ("peer.service", "net.peer.name", "server.address", "upstream_cluster", "rpc.service")
 """Client-span attributes naming the callee, most specific first (OpenTelemetry semantic
 conventions: ``peer.service``; ``net.peer.name`` before 1.21, ``server.address`` after;
-``rpc.service`` as the gRPC package and service)."""
+Envoy's ``upstream_cluster`` tag, the cluster a router span forwards to; ``rpc.service`` as
+the gRPC package and service)."""
+RPC_SERVICE = "rpc.service"
 
 
-def callee(attributes: str, topology: Topology) -> str | None:
-    """The deployment a client span calls, read from its attributes (None when unknown)."""
+def rpc_servers(spans: pd.DataFrame) -> dict[str, str]:
+    """``rpc.service`` (lower case) -> the deployment whose server spans carry it, read from
+    the spans themselves (a service served by several deployments: the first by name)."""
+    server = spans[spans["kind"].astype(str) == "server"]
+    pairs = zip(server["attributes"].astype(str), server["service"].astype(str), strict=True)
+    found: dict[str, str] = {}
+    for attributes, service in sorted(set(pairs), key=lambda pair: pair[1]):
+        if RPC_SERVICE not in attributes:
+            continue
+        name = json.loads(attributes).get(RPC_SERVICE)
+        if isinstance(name, str):
+            found.setdefault(name.lower(), service)
+    return found
+
+
+def callee(
+    attributes: str, topology: Topology, servers: dict[str, str] | None = None
+) -> str | None:
+    """The deployment a client span calls, read from its attributes (None when unknown);
+    ``servers`` resolves a gRPC service to the deployment serving it (``rpc_servers``)."""
     parsed: dict[str, Any] = json.loads(attributes)
     names = topology.names
     for key in PEER_KEYS:
         value = str(parsed.get(key, "")).lower()
         if not value:
             continue
+        if key == RPC_SERVICE and servers and value in servers:
+            return servers[value]
         host = value.split(":")[0].split(".")[0]
         if host in names:
             return host
@@ -78,11 +104,12 @@ def _own(spans: pd.DataFrame, topology: Topology) -> pd.DataFrame:
     children = spans["duration_s"].astype(float).groupby(parent.to_numpy()).sum()
     failing = error.groupby(parent.to_numpy()).any()
     own_s = spans["duration_s"].astype(float).to_numpy() - key.map(children).fillna(0).to_numpy()
-    child_error = key.map(failing).fillna(False).to_numpy(dtype=bool)
+    child_error = key.map(failing).eq(True).to_numpy(dtype=bool)  # a span with no child: False
     service = spans["service"].astype(str).to_numpy()
     client = (spans["kind"].astype(str) == "client").to_numpy()
     attributes = spans["attributes"].astype(str)
-    peers = {a: callee(a, topology) for a in set(attributes[client])}
+    servers = rpc_servers(spans)
+    peers = {a: callee(a, topology, servers) for a in set(attributes[client])}
     peer = attributes.map(peers).to_numpy(dtype=object)
     charged = np.where(client & pd.notna(peer), peer, service).astype(str)
     return pd.DataFrame(

@@ -111,6 +111,42 @@ def test_an_error_is_charged_where_it_began_and_a_client_span_to_its_callee() ->
     assert callee(json.dumps({"peer.service": "adservice"}), BOUTIQUE) == "adservice"
 
 
+def test_a_grpc_service_is_charged_to_the_deployment_whose_server_spans_name_it() -> None:
+    """On the Astronomy Shop a client span names its callee only by the gRPC service
+    (``oteldemo.CartService``), which is no deployment's name: the callee is the deployment
+    whose server spans carry that ``rpc.service``. Envoy's router span names its upstream
+    cluster. A cart that is down (no server span of its own in the window) is still
+    resolved from the other phase's server spans."""
+    from r2act.systems import INSTALLED
+
+    shop = INSTALLED["astronomyshop"].topology
+    cart = {"rpc.service": "oteldemo.CartService"}
+    rows = []
+    for phase, failed in (("pre", "unset"), ("during", "error")):
+        at = {"phase": phase}
+        rows += [
+            _span("a", "frontend-proxy", "server", took=0.020, status=failed, **at),
+            _span(
+                "b/a",
+                "frontend-proxy",
+                "client",
+                took=0.019,
+                status=failed,
+                **at,
+                upstream_cluster="frontend",
+            ),  # fmt: skip
+            _span("c/b", "frontend", "server", took=0.018, status=failed, **at),
+            _span("d/c", "frontend", "client", took=0.002, status=failed, **at, **cart),
+        ]
+        if phase == "pre":
+            rows.append(_span("e/d", "cart", "server", took=0.001, status="unset", **at, **cart))
+    during = anomalous_spans(pd.DataFrame(rows), shop)
+    assert during.loc[during["anomalous"], "charged"].tolist() == ["cart"]
+    assert set(during["charged"]) == {"frontend-proxy", "frontend", "cart"}
+    assert callee(json.dumps(cart), shop) is None  # without the server spans: unknown
+    assert callee(json.dumps(cart), shop, {"oteldemo.cartservice": "cart"}) == "cart"
+
+
 def test_a_case_with_no_during_span_or_no_pre_peer_is_judged() -> None:
     """The dataset hands out Arrow string columns; mapping one through the pre baseline
     keeps the string type when nothing maps (no during span), which must not break the
