@@ -157,6 +157,7 @@ class _LineEncoder:
 
 _TEXT = itemgetter(4)
 """A ``LogLine``'s raw text."""
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 _CHUNK_BYTES = 1 << 20
@@ -343,9 +344,8 @@ def write_metrics(path: Path, series: Iterable[MetricSeries]) -> int:
         n = len(one.points)
         query.extend([one.query] * n)
         labels.extend([encoded] * n)
-        for t, v in one.points:
-            ts.append(t)
-            value.append(v)
+        ts.extend(map(_FIRST, one.points))
+        value.extend(map(_SECOND, one.points))
     table = pa.table({"ts": ts, "query": query, "labels": labels, "value": value}, METRICS_SCHEMA)
     with atomic_file(path) as handle:
         pq.write_table(table, handle, compression="zstd")
