@@ -24,7 +24,7 @@ def key_int(seed: int, *parts: object) -> int:
     The text hashed is ``str`` of each of them joined by ``|``, so a key's value never
     depends on how it is built (``Reseeder`` hashes the very same text)."""
     text = "|".join(map(str, (seed, *parts)))
-    return _from_bytes(blake2b(text.encode(), digest_size=8).digest())
+    return _from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
 class Reseeder:
@@ -45,7 +45,8 @@ class Reseeder:
     def __call__(self, key: object) -> random.Random:
         generator = self._generator
         text = self._start + str(key)
-        _seed_generator(generator, _from_bytes(blake2b(text.encode(), digest_size=8).digest()))
+        value = _from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
+        _seed_generator(generator, value)
         generator.gauss_next = None  # type: ignore[attr-defined]
         return generator
 
