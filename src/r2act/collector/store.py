@@ -20,6 +20,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from json.encoder import encode_basestring_ascii as _quote
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -106,8 +107,10 @@ class _LineEncoder:
     holds each pod's piece as one run of lines sharing the very same three string objects,
     so the triple is looked up again only when one of them is another object than the
     previous line's (identity is cheaper than building and hashing the key per line; an
-    equal copy still finds its entry). With ``lines``, every raw line is also appended
-    there (what ``WrittenLogs`` keeps).
+    equal copy still finds its entry). Likewise a timestamp is formatted again only when it
+    is another object than the previous line's: the rows of one Locust stats table share
+    one, and a float's ``repr`` costs as much as quoting a line. With ``lines``, every raw
+    line is also appended there (what ``WrittenLogs`` keeps).
     """
 
     def __init__(self, lines: list[str] | None = None) -> None:
@@ -128,9 +131,9 @@ class _LineEncoder:
         parts: list[str] = []
         append = parts.append
         if self._lines is not None:
-            self._lines += [row[4] for row in batch]
-        last_pod = last_container = last_service = None
-        mid = ""
+            self._lines.extend(map(_TEXT, batch))
+        last_pod = last_container = last_service = last_ts = None
+        mid = stamp = ""
         for ts, pod, container, service, line in batch:
             if (
                 pod is not last_pod
@@ -145,8 +148,16 @@ class _LineEncoder:
                     found += f'"service": {_quote(service)}, "line": '
                     middle[key] = found
                 mid = found
-            append(f'{{"ts": {ts!r}{mid}{_quote(line)}}}\n')
+            if ts is not last_ts:  # a stats table's rows share one float: one repr for all
+                last_ts = ts
+                stamp = f'{{"ts": {ts!r}'
+            append(f"{stamp}{mid}{_quote(line)}}}\n")
         return "".join(parts).encode("ascii")
+
+
+_TEXT = itemgetter(4)
+"""A ``LogLine``'s raw text."""
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 _CHUNK_BYTES = 1 << 20
@@ -333,9 +344,8 @@ def write_metrics(path: Path, series: Iterable[MetricSeries]) -> int:
         n = len(one.points)
         query.extend([one.query] * n)
         labels.extend([encoded] * n)
-        for t, v in one.points:
-            ts.append(t)
-            value.append(v)
+        ts.extend(map(_FIRST, one.points))
+        value.extend(map(_SECOND, one.points))
     table = pa.table({"ts": ts, "query": query, "labels": labels, "value": value}, METRICS_SCHEMA)
     with atomic_file(path) as handle:
         pq.write_table(table, handle, compression="zstd")

@@ -67,6 +67,27 @@ def test_each_line_names_its_own_pod_when_runs_change_or_repeat_as_equal_copies(
     assert written.lines.to_pylist() == ["a", "b", "c", "d", "e", "f"]
 
 
+def test_lines_sharing_one_timestamp_object_each_print_their_own_line() -> None:
+    # a stats table's rows share one float; the encoder formats it once per run of them
+    shared, equal = 1767225907.25, float("1767225907.25")
+    lines = [
+        LogLine(shared, "lg-1", "main", "loadgen", "Type  Name"),
+        LogLine(shared, "lg-1", "main", "loadgen", "GET  /cart"),
+        LogLine(equal, "lg-1", "main", "loadgen", "GET  /"),
+        LogLine(shared + 1.0, "cart-1", "server", "cartservice", "x"),
+        LogLine(shared, "cart-1", "server", "cartservice", "y"),
+    ]
+    encoded = store._LineEncoder().encode(lines)
+    assert [json.loads(row) for row in encoded.splitlines()] == [
+        {"ts": x.ts, "pod": x.pod, "container": x.container, "service": x.service, "line": x.line}
+        for x in lines
+    ]
+    assert encoded.splitlines()[0] == (
+        b'{"ts": 1767225907.25, "pod": "lg-1", "container": "main", "service": "loadgen", '
+        b'"line": "Type  Name"}'
+    )
+
+
 @pytest.mark.parametrize("suffix", [".zst", ".gz"])
 def test_identical_logs_give_identical_bytes(tmp_path: Path, suffix: str) -> None:
     batch = [LogLine(float(i), "p", "c", "s", f"line {i}") for i in range(100)]

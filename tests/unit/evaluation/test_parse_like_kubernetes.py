@@ -158,3 +158,25 @@ def test_reading_a_topology_does_not_import_the_kubernetes_client() -> None:
     working_set, imported = done.stdout.split()
     assert working_set.endswith("Mi")
     assert imported == "False"
+
+
+@pytest.mark.parametrize("text", ["0m", "1m", "100m", "300m", "1500m", "007m", "9" * 40 + "m"])
+def test_whole_milli_quantities_read_without_the_library_are_its_very_decimal(text: str) -> None:
+    from kubernetes.utils import parse_quantity
+
+    from r2act.schema.quantities import quantity
+
+    ours, theirs = quantity(text), parse_quantity(text)
+    assert ours == theirs and ours.as_tuple() == theirs.as_tuple()  # exponent included
+
+
+def test_the_simulated_cluster_reads_its_cpu_limits_without_the_kubernetes_client() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from r2act.schema import cpu_millicores;"
+        "print(cpu_millicores('300m'), cpu_millicores('1'), 'kubernetes' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["300", "1000", "False"]

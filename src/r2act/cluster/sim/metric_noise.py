@@ -30,7 +30,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 
-from r2act.cluster.sim.seeding import key_int, unit
+from r2act.cluster.sim.seeding import Reseeder, unit
 from r2act.schema import NoiseLevel
 
 CFS_PERIOD_S = 0.1
@@ -189,20 +189,34 @@ class Background:
     def __init__(self, params: MetricBackground, seed: int) -> None:
         self.params, self.seed = params, seed
         self._runtimes: dict[str, Runtime] = {}
-        self._generator = random.Random()
+        self._streams: dict[str, Reseeder] = {}
+        self._offsets: dict[tuple[str, int], float] = {}
 
     def _draws(self, stream: str, key: object) -> random.Random:
-        """``seeding.rng(seed, stream, key)``: the same draws, from one generator re-seeded
-        (building a Mersenne Twister per sample cost more than the sample). Valid until the
-        next call: each draw below is used up before another is asked for."""
-        self._generator.seed(key_int(self.seed, stream, key))
-        return self._generator
+        """``seeding.rng(seed, stream, key)``: the same draws, from one generator per stream
+        re-seeded (``seeding.Reseeder``). Valid until the stream's next call: each draw
+        below is used up before another is asked for."""
+        found = self._streams.get(stream)
+        if found is None:
+            found = self._streams[stream] = Reseeder(self.seed, stream)
+        return found(key)
 
     def _runtime(self, language: str) -> Runtime:
         """``params.runtime(language)``, looked up once per language (asked per sample)."""
         found = self._runtimes.get(language)
         if found is None:
             found = self._runtimes[language] = self.params.runtime(language)
+        return found
+
+    def _gc_offset(self, pod: str, instance: int) -> float:
+        """Where in its collection cycle a container instance started (keyed by the
+        instance, so drawn once per instance, not once per sample)."""
+        key = (pod, instance)
+        found = self._offsets.get(key)
+        if found is None:
+            if len(self._offsets) > 4096:  # a long-lived cluster: bounded, redrawn alike
+                self._offsets.clear()
+            found = self._offsets[key] = unit(self.seed, "bg-gc", pod, instance)
         return found
 
     def _alloc_mib_s(self, runtime: Runtime, load: ContainerLoad) -> float:
@@ -287,5 +301,5 @@ class Background:
         cycle = self.gc_cycle_s(load)
         if cycle is None or runtime.ws_swing <= 0.0:
             return peak * (1.0 - below)
-        phase = (load.age_s / cycle + unit(self.seed, "bg-gc", pod, instance)) % 1.0
+        phase = (load.age_s / cycle + self._gc_offset(pod, instance)) % 1.0
         return peak * (1.0 - runtime.ws_swing * (1.0 - phase) - below)

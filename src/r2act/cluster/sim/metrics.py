@@ -181,7 +181,11 @@ class MetricSource:
                     else:
                         keep, key = _keep(labels, query.matchers), tuple(sorted(labels.items()))
                     if keep:
-                        points.setdefault(key, []).append((t, value))
+                        found = points.get(key)
+                        if found is None:
+                            points[key] = [(t, value)]
+                        else:
+                            found.append((t, value))
             for key, values in points.items():
                 yield MetricSeries(name, dict(key), values)
 
@@ -198,11 +202,11 @@ class MetricSource:
             return self._deployment(metric, scene, replicas)
         out: list[Sample] = []
         counter = metric.endswith("_total") and not query.rate
+        cadvisor = metric.startswith("container_")
         for line in scene.timelines.values():
             pod = line.pod
             if not pod.exists(t) or t < pod.created_at + 5.0:
                 continue
-            cadvisor = metric.startswith("container_")
             if cadvisor and line.waiting(t):
                 continue  # no cgroup while the container waits out its back-off: stale
             instance = line.restart_count(t) if cadvisor else 0

@@ -8,14 +8,47 @@ a window is read once, twice, or after another window.
 
 from __future__ import annotations
 
-import hashlib
+import _random
 import random
+from hashlib import blake2b
+
+_from_bytes = int.from_bytes
+_seed_generator = _random.Random.seed
+"""The C generator's own ``seed`` (``_random.Random.seed``), under ``random.Random.seed``'s
+type checks: for an ``int`` those accept it as it is, so they are skipped in ``Reseeder``."""
 
 
 def key_int(seed: int, *parts: object) -> int:
-    """A stable 64-bit integer from the seed and the key parts (not Python's salted hash)."""
-    text = "|".join([str(seed), *(str(p) for p in parts)])
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+    """A stable 64-bit integer from the seed and the key parts (not Python's salted hash).
+
+    The text hashed is ``str`` of each of them joined by ``|``, so a key's value never
+    depends on how it is built (``Reseeder`` hashes the very same text)."""
+    text = "|".join(map(str, (seed, *parts)))
+    return _from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+class Reseeder:
+    """``rng(seed, *prefix, key)`` for many keys of one stream, from one generator.
+
+    Per sample, the simulator's metric background draws a few numbers from a generator of
+    its own key; building a Mersenne Twister for each cost more than the sample, and
+    formatting the seed and the stream's name into every key's text cost a part of the
+    rest. This keeps one generator and the key text's fixed start, and re-seeds the
+    generator as ``random.Random.seed`` does for an integer (the C generator's seed, then
+    no Box-Muller value kept for ``gauss``): the same draws as ``rng``. The generator
+    returned is valid until the next call."""
+
+    def __init__(self, seed: int, *prefix: object) -> None:
+        self._start = "|".join(map(str, (seed, *prefix))) + "|"
+        self._generator = random.Random()
+
+    def __call__(self, key: object) -> random.Random:
+        generator = self._generator
+        text = self._start + str(key)
+        value = _from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
+        _seed_generator(generator, value)
+        generator.gauss_next = None  # type: ignore[attr-defined]
+        return generator
 
 
 def unit(seed: int, *parts: object) -> float:
