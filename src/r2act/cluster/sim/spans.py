@@ -33,6 +33,7 @@ import math
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 
 from r2act.cluster.sim.flagspans import flag_calls, flipped_flags
 from r2act.cluster.sim.logs import BUCKET_S, pieces
@@ -484,6 +485,8 @@ class SpanSource:
         sample: float,
     ) -> Iterator[list[Span]]:
         """Every kept span that starts in ``window``, in batches of about ``BATCH_SPANS``."""
+        from r2act.cluster.sim.sidetraces import side_spans  # it walks with this module's calls
+
         start, end = window
         if end < start or not self.tracing.services:
             return
@@ -497,7 +500,10 @@ class SpanSource:
                 edges = self.edges_of(scene, timelines)
                 flipped = flipped_flags(timelines, (a + b) / 2)
                 key = (bucket, index)
-                for spans in self._piece(scene, edges, key, (a, b), sample, flipped=flipped):
+                for spans in chain(
+                    self._piece(scene, edges, key, (a, b), sample, flipped=flipped),
+                    side_spans(self, scene, edges, key, (a, b), sample, flipped),
+                ):
                     batch.extend(s for s in spans if start <= s.start <= end)
                 if len(batch) >= BATCH_SPANS:
                     yield batch
