@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from r2act.campaigns import Manifest, plan_incidents, render_chaos
-from r2act.cluster.sim import SimulatedCluster, sidetraces
+from r2act.cluster.sim import SimulatedCluster
+from r2act.cluster.sim import spans as span_source
 from r2act.schema import TimeWindow
 from r2act.schema.traces import Span
 from r2act.systems import SYSTEMS, get_system
@@ -124,7 +125,7 @@ def test_the_side_traces_shift_no_other_trace(
     side = {s.trace_id for s in _ofrep_roots(spans)}
     others = [s for s in spans if s.trace_id not in side]
     assert len(others) == len(spans) - 3 * len(side)
-    monkeypatch.setattr(sidetraces, "side_spans", lambda *_args: iter(()))
+    monkeypatch.setattr(span_source, "side_calls", lambda *_args: iter(()))
     assert _spans(*healthy) == others
 
 
