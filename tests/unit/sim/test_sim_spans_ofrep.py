@@ -78,10 +78,12 @@ def test_each_evaluation_is_a_root_post_with_flagds_ofrep_spans_under_it(
             "server",
         )
         assert handler.attributes == {
+            "server.address": "flagd",
             "http.request.method": "POST",
             "url.scheme": "http",
-            "server.address": "flagd",
             "server.port": 8016,
+            "url.path": "/ofrep/v1/evaluate/flags/loadGeneratorFloodHomepage",
+            "network.protocol.version": "1.1",
             "http.response.status_code": 200,
         }
         (evaluator,) = children[handler.span_id]

@@ -122,8 +122,9 @@ the whole-trace rate is r2act's. Per service, the set-up line and the pin:
   ``requests.Session.post`` per evaluation, its ``_resolve``, cited at its tag). flagd's
   OFREP service answers under otelhttp v0.62.0's ``flagd.ofrep`` server span
   (``ofrep/handler.go`` L45) and the evaluator's ``resolveAnyValue`` (``json.go`` L275);
-  neither carries the flag's key or variant. A flagd that is down fails the ``POST`` with
-  no status code and no flagd span (``_ofrep_client``, ``_flagd_ofrep_server``).
+  the flag's key is in the URL and the path, its variant on no span. A flagd that is down
+  fails the ``POST`` with no status code and no flagd span (``_ofrep_client``,
+  ``_flagd_ofrep_server``; the instrumentations' sources are cited at their tags).
 
 Named assumptions where a library's exact names are not in the pinned tree: the attribute
 sets are the RPC/HTTP/messaging conventions' required ones, not every optional attribute,
@@ -832,6 +833,8 @@ def _flagd_server(op: str) -> tuple[SpanShape, ...]:
     if len(op.split(" ")) != 3:  # not an evaluation: flagd serves no other operation
         return ()
     method, key, variant = split_evaluation_op(op)
+    if method == OFREP:
+        return _flagd_ofrep_server(op)
     rpc: Attributes = {"rpc.system": "grpc", "rpc.service": FLAGD_RPC_SERVICE, "rpc.method": method}
     flagged: Attributes = {}
     if FLAGD_FLAG_ATTRIBUTES:
@@ -840,8 +843,6 @@ def _flagd_server(op: str) -> tuple[SpanShape, ...]:
             "feature_flag.result.variant": variant,
             "feature_flag.provider.name": FLAG_SERVICE,
         }
-    if method == OFREP:
-        return _flagd_ofrep_server()
     own = _lower_first(method)
     return (
         _shape(
@@ -871,23 +872,41 @@ _OFREP_PROVIDER = "open-feature/python-sdk-contrib@openfeature-provider-ofrep/v0
 """The load generator's OFREP provider at its pin (``load-generator/requirements.txt`` L4):
 not in the reference tree, read at that tag."""
 _OFREP_SRC = "providers/openfeature-provider-ofrep/src/openfeature/contrib/provider/ofrep"
+_REQUESTS = (
+    "open-telemetry/opentelemetry-python-contrib@v0.60b1: instrumentation/"
+    "opentelemetry-instrumentation-requests/src/opentelemetry/instrumentation/requests/"
+    "__init__.py L241, L246-L252, L262, L310, L334, L388"
+)
+"""The requests instrumentation at the load generator's pin (``requirements.txt`` L9): not in
+the reference tree, read at its tag."""
 _LOADGEN_OFREP = (
     "load-generator/locustfile.py L78-L80, L82-L85, L218-L220 (OFREPProvider, "
     "get_integer_value); "
     f"{_OFREP_PROVIDER}: providers/openfeature-provider-ofrep/src/openfeature/contrib/"
-    "provider/ofrep/__init__.py L58, L149-L154 (one requests.Session POST per evaluation)"
+    "provider/ofrep/__init__.py L58, L149-L154 (one requests.Session POST per evaluation); "
+    f"{_REQUESTS}"
 )
+_OTELHTTP = (
+    "open-telemetry/opentelemetry-go-contrib@instrumentation/net/http/otelhttp/v0.62.0: "
+    "instrumentation/net/http/otelhttp/handler.go L39, L58 (the operation as the name, kind "
+    "server), internal/semconv/httpconv.go L20, L46-L168, L209-L241 (semconv v1.34.0 "
+    "attributes), internal/semconv/env.go L104-L112 (error on 5xx)"
+)
+"""otelhttp's server side at the version flagd v0.12.9 requires (``flagd/go.mod`` L23): not
+in the reference tree, read at its tag."""
 _FLAGD_OFREP = (
     f"{FLAGD_TAG}: flagd/pkg/service/flag-evaluation/ofrep/handler.go L45 (otelhttp v0.62.0, "
     "flagd/go.mod L23), L69 (ResolveAsAnyValue); core/pkg/evaluator/json.go L275; "
-    "core/pkg/telemetry/builder.go L101 (W3C trace-context propagator)"
+    f"core/pkg/telemetry/builder.go L101 (W3C trace-context propagator); {_OTELHTTP}"
 )
 
 
 def _ofrep_client(op: str) -> SpanShape | None:
-    """requests' span of the OFREP provider's ``POST``: the old HTTP conventions' method
-    and URL (fixed: ``FLAGD_HOST``, the OFREP port, the flag's path), the status code when
-    an answer came; an error from a 4xx/5xx answer or none at all."""
+    """requests' span of the OFREP provider's ``POST`` (``_REQUESTS``): named by the method,
+    the old HTTP conventions' method and URL (fixed: ``FLAGD_HOST``, the OFREP port, the
+    flag's path), the status code when an answer came; an error from a 4xx/5xx answer, or
+    from the exception of a call that got none (re-raised inside the span, so the SDK marks
+    it). The user agent it also sets is left out: the requests version is not pinned."""
     if len(op.split(" ")) != 3 or split_evaluation_op(op)[0] != OFREP:
         return None
     url = f"http://{FLAG_SERVICE}:{FLAGD_OFREP_PORT}{OFREP_PATH}{split_evaluation_op(op)[1]}"
@@ -902,21 +921,27 @@ def _ofrep_client(op: str) -> SpanShape | None:
     )
 
 
-def _flagd_ofrep_server() -> tuple[SpanShape, ...]:
+def _flagd_ofrep_server(op: str) -> tuple[SpanShape, ...]:
     """What flagd opens per OFREP evaluation, outermost first: otelhttp's handler span
     named by its operation, ``flagd.ofrep`` (kind server; it continues the caller's trace
-    through the propagator flagd installs), with the HTTP server conventions' (v1.26, the
-    ones otelhttp v0.62.0 emits) method, scheme, host and port and the response code, an
-    error on 5xx; then the JSON evaluator's ``resolveAnyValue`` (internal, no attributes).
-    The handler's own tracer (``flagd.ofrep.v1``) opens nothing, and no span of this path
-    carries the flag's key or variant (``resolve`` with ``SemConvFeatureFlagAttributes`` is
-    the RPC path's only). The client's address, port and user agent are per-request
-    values, left out."""
+    through the propagator flagd installs), with the attributes otelhttp v0.62.0 sets from
+    the request under the HTTP conventions v1.34 (``_OTELHTTP``: host, method, scheme, the
+    port, which is not the scheme's default, the path and the protocol version; no
+    ``http.route``, as gorilla/mux sets no ``Request.Pattern``) and the response code, an
+    error on 5xx only; then the JSON evaluator's ``resolveAnyValue`` (internal, no
+    attributes). The handler's own tracer (``flagd.ofrep.v1``) opens nothing, and no span
+    of this path carries the flag's variant (``resolve`` with
+    ``SemConvFeatureFlagAttributes`` is the RPC path's only). Left out as per-connection
+    or unpinned values: the peer's and client's address and port, the user agent (the
+    requests version is not pinned) and the body sizes."""
+    key = split_evaluation_op(op)[1]
     attributes: Attributes = {
+        "server.address": FLAG_SERVICE,
         "http.request.method": "POST",
         "url.scheme": "http",
-        "server.address": FLAG_SERVICE,
         "server.port": FLAGD_OFREP_PORT,
+        "url.path": f"{OFREP_PATH}{key}",
+        "network.protocol.version": "1.1",
     }
     handler = _shape(
         "flagd.ofrep",
