@@ -7,8 +7,9 @@ library set, and the rule by which that library turns an outcome into the span s
 The engine (``cluster/sim/spans``) walks its request trees through these declarations; it
 never spells a service or a span name itself. A deployment missing from ``services``
 emits no span at all: a call to it shows only as its caller's client span. A traced client
-in front of the entry point (``Origin``) and the consumers of a queue (``consumers``) are
-declared on the ``Tracing`` itself.
+in front of the entry point (``Origin``), the consumers of a queue (``consumers``) and the
+calls that client makes outside the entry point's routes (``side_traces``) are declared on
+the ``Tracing`` itself.
 
 Outcomes are protocol codes: a gRPC status code (0 OK, 4 DEADLINE_EXCEEDED, 13 INTERNAL,
 14 UNAVAILABLE) or an HTTP status code; ``NO_RESPONSE`` stands for an HTTP call that got
@@ -165,6 +166,27 @@ class HandlerCall:
     """The line that makes it."""
 
 
+@dataclass(frozen=True)
+class SideTrace:
+    """A flag evaluation the traced client (``Origin``) makes outside the entry point's
+    routes, once per run of one of its tasks and outside any span of its own, so each is
+    a trace of its own: the client's span of the call (its root) and the flag service's
+    spans under it (``cluster/sim/sidetraces``). The engine never names the task: it draws
+    these calls at ``share`` of the client's task runs."""
+
+    task: str
+    """The task that makes the call (it keys the call's random draws, nothing else)."""
+    evaluation: FlagEvaluation
+    """The flag it evaluates: the call is the caller's ``client(flag service,
+    evaluation_op(resolve, flag, variant))`` and the flag service's ``server`` of that op."""
+    share: float
+    """Calls per task run of one user (the task's weight over all the tasks' weights)."""
+    timeout_ms: float | None
+    """The client's timeout of the call (a deadline), None when it sets none."""
+    source: str
+    """The lines that make the call."""
+
+
 def evaluation_op(resolve: str, flag: str, variant: str) -> str:
     """The operation a flag evaluation is walked as: the flag service's method, the flag
     and the variant it serves (its spans carry the last two where the service sets them)."""
@@ -208,3 +230,6 @@ class Tracing:
     handler_calls: Mapping[tuple[str, str], tuple[HandlerCall, ...]] = field(default_factory=dict)
     """(deployment, operation) -> the calls its handler makes that the load model leaves out
     (walked after its flag evaluations, ``cluster/sim/flagspans``)."""
+    side_traces: tuple[SideTrace, ...] = ()
+    """The traced client's calls outside the entry point's routes, each a trace of its own
+    (``cluster/sim/sidetraces``); empty without an ``origin``."""

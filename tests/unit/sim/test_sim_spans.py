@@ -121,11 +121,13 @@ def test_every_span_has_its_declared_shape(system_spans: tuple[str, list[Span]])
 
 def _walked_names(tracing: Tracing, deployment: str) -> set[str]:
     """The spans of the calls the tracing layer adds to a handler (its flag evaluations,
-    with every variant of the flag, and its calls the load model leaves out): the caller's
-    client span and the callee's server spans."""
+    with every variant of the flag, and its calls the load model leaves out) and of the
+    traced client's side traces: the caller's client span and the callee's server spans."""
     names: set[str] = set()
     flags = {f.key: f for system in SYSTEMS for f in get_system(system).flags.values()}
-    for (caller, _), evaluations in tracing.evaluations.items():
+    client = tracing.origin.deployment if tracing.origin is not None else ""
+    sides = [((client, s.task), (s.evaluation,)) for s in tracing.side_traces]
+    for (caller, _), evaluations in [*tracing.evaluations.items(), *sides]:
         for evaluation in evaluations:
             for variant in flags[evaluation.flag].variants:
                 op = evaluation_op(evaluation.resolve, evaluation.flag, variant.name)

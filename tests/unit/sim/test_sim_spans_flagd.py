@@ -128,10 +128,12 @@ def test_with_flagds_attributes_on_the_handler_span_names_the_flag_and_its_varia
 
 
 def test_flagd_opens_spans_only_under_a_callers_evaluation(healthy: list[Span]) -> None:
-    """No reader but cart asks flagd per request (the others' providers cache), and every
-    flagd span belongs to one of cart's evaluations."""
+    """No reader but cart asks flagd per request over gRPC (the others' providers cache),
+    and every flagd span of the RPC service belongs to one of cart's evaluations (the load
+    generator's OFREP ones are its own traces: ``test_sim_spans_ofrep``)."""
     evaluated = {s.span_id for _, _, chain in _evaluations(healthy) for s in chain}
-    flagd = [s for s in healthy if s.service == "flagd"]
+    ofrep = {s.trace_id for s in healthy if s.operation == "flagd.ofrep"}
+    flagd = [s for s in healthy if s.service == "flagd" and s.trace_id not in ofrep]
     assert flagd and {s.span_id for s in flagd} == evaluated
     callers = {
         s.service for s in healthy if s.operation.startswith("flagd.") and s.kind == "client"
@@ -269,8 +271,9 @@ def test_flagds_citations_outside_the_reference_tree_are_at_the_charts_image_tag
     found = re.search(r"ghcr\.io/open-feature/flagd:(v[0-9.]+)", line)
     assert found is not None
     assert {c.tree for c in outside} == {f"open-feature/flagd@flagd/{found.group(1)}"}
+    loadgen = as_tracing.TRACING.services["load-generator"]  # its OFREP provider, at its pin
     for traced_service in get_system("astronomyshop").tracing.services.values():
-        if traced_service is not traced:
+        if traced_service not in (traced, loadgen):
             assert not any(c.tree for c in traced_service.evidence)
 
 

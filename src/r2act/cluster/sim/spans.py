@@ -13,7 +13,8 @@ span, and a call whose caller is uninstrumented leaves no span at all.
 
 A traced load generator (``Tracing.origin``) roots each request's trace in its task span
 and its HTTP client span (``_request``); a producer span's message opens, in each consumer
-the system declares (``Tracing.consumers``), a trace of its own (``_consume``).
+the system declares (``Tracing.consumers``), a trace of its own (``_consume``); so does
+each call that client makes outside the routes (``sidetraces``, ``SpanSource._side``).
 
 Every draw comes from generators keyed by ``("spans", ...)`` (a piece's ids) and by the
 trace id (its walk), apart from the log, metric and event streams, so collecting traces
@@ -33,11 +34,13 @@ import math
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 
 from r2act.cluster.sim.flagspans import flag_calls, flipped_flags
 from r2act.cluster.sim.logs import BUCKET_S, pieces
 from r2act.cluster.sim.scene import Scene, ServiceView, _edge_faults
 from r2act.cluster.sim.seeding import key_int
+from r2act.cluster.sim.sidetraces import side_calls
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.cluster.sim.traffic import Call, route_calls
 from r2act.schema import TimeWindow, Topology
@@ -497,13 +500,39 @@ class SpanSource:
                 edges = self.edges_of(scene, timelines)
                 flipped = flipped_flags(timelines, (a + b) / 2)
                 key = (bucket, index)
-                for spans in self._piece(scene, edges, key, (a, b), sample, flipped=flipped):
+                for spans in chain(
+                    self._piece(scene, edges, key, (a, b), sample, flipped=flipped),
+                    self._side(scene, edges, key, (a, b), sample, flipped),
+                ):
                     batch.extend(s for s in spans if start <= s.start <= end)
                 if len(batch) >= BATCH_SPANS:
                     yield batch
                     batch = []
         if batch:
             yield batch
+
+    def _side(  # noqa: PLR0917 - _piece's arguments
+        self,
+        scene: Scene,
+        edges: dict[tuple[str, str], tuple[float, str]],
+        key: tuple[int, int],
+        bounds: tuple[float, float],
+        sample: float,
+        flipped: dict[str, str],
+    ) -> Iterator[list[Span]]:
+        """The kept side traces that started in one bucket piece (``sidetraces``), each a
+        root call of the traced client, drawn apart from the routes' requests."""
+        a, b = bounds
+        calls = side_calls(self.tracing, self.topology, self.users, scene, flipped)
+        for task, rate, caller, call in calls:
+            self._draws.seed(key_int(self.seed, "spans", "side", task, *key))
+            for high, low in _kept_ids(self._draws, rate * (b - a), kept_bound(sample)):
+                r = random.Random(high << 64 | low)
+                walk = _Walk(f"{high:016x}{low:016x}", scene, edges, self.tracing, r, self._shapes)
+                walk.flipped = flipped
+                _call(walk, caller, call, "", a + (b - a) * r.random())
+                walk.spans.sort(key=lambda s: s.start)
+                yield walk.spans
 
     def _piece(
         self,

@@ -108,13 +108,23 @@ the whole-trace rate is r2act's. Per service, the set-up line and the pin:
   (``EVALUATIONS``). The OpenFeature OpenTelemetry hooks (checkout, product-catalog,
   recommendation, the load generator; cart's ``TraceEnricherHook``) add span *events*,
   not spans, and a ``Span`` carries no events. Not walked: the once-per-change
-  evaluations of the caching readers, the event streams, and ``flood_home``'s OFREP
-  evaluation, which reaches flagd from the load generator outside the entry point's routes
-  (a trace of its own per task run: requests' ``POST`` and flagd's ``flagd.ofrep``). A
-  flagd that is down or unreachable shows as cart's failed client span and no flagd span;
-  the SDK then returns the default and ``EmptyCart`` goes on. flagd's own time per
-  evaluation is the engine's default for a service the load model gives none (3 ms), as
-  ``traffic.SERVICE_MS`` lists only the services the routes call.
+  evaluations of the caching readers and the event streams. A flagd that is down or
+  unreachable shows as cart's failed client span and no flagd span; the SDK then returns
+  the default and ``EmptyCart`` goes on. flagd's own time per evaluation is the engine's
+  default for a service the load model gives none (3 ms), as ``traffic.SERVICE_MS`` lists
+  only the services the routes call.
+- **flood_home's OFREP evaluation** (``Tracing.side_traces``, ``SIDE_TRACES``): every run
+  of the task (weight 5 of 32, ``load-generator/locustfile.py`` L218-L220) evaluates
+  ``loadGeneratorFloodHomepage`` through the ``OFREPProvider`` (L78-L85,
+  ``openfeature-provider-ofrep`` 0.2.0, ``requirements.txt`` L4) before any span of its
+  own is open, so requests' ``POST`` to ``http://flagd:8016/ofrep/v1/evaluate/flags/<key>``
+  roots a trace of its own (the provider caches and batches nothing: one
+  ``requests.Session.post`` per evaluation, its ``_resolve``, cited at its tag). flagd's
+  OFREP service answers under otelhttp v0.62.0's ``flagd.ofrep`` server span
+  (``ofrep/handler.go`` L45) and the evaluator's ``resolveAnyValue`` (``json.go`` L275);
+  the flag's key is in the URL and the path, its variant on no span. A flagd that is down
+  fails the ``POST`` with no status code and no flagd span (``_ofrep_client``,
+  ``_flagd_ofrep_server``; the instrumentations' sources are cited at their tags).
 
 Named assumptions where a library's exact names are not in the pinned tree: the attribute
 sets are the RPC/HTTP/messaging conventions' required ones, not every optional attribute,
@@ -133,13 +143,14 @@ from functools import cache
 from r2act.schema.traces import AttributeValue, SpanKind
 from r2act.systems.astronomyshop.flags import flag
 from r2act.systems.astronomyshop.topology import VERSION
-from r2act.systems.astronomyshop.traffic import TASKS
+from r2act.systems.astronomyshop.traffic import TASK_WEIGHT, TASKS
 from r2act.systems.tracing import (
     Cited,
     FlagEvaluation,
     HandlerCall,
     Origin,
     ServiceTracing,
+    SideTrace,
     SpanShape,
     Tracing,
     grpc_client_error,
@@ -641,7 +652,11 @@ def _load_tasks(scope: str) -> tuple[tuple[float, tuple[SpanShape, ...]], ...]:
 def _loadgen_client(callee: str, op: str) -> SpanShape | None:
     """The requests library's client span of each HTTP request (old conventions: named by
     the method); the urllib3 instrumentation below it opens none, as requests' span
-    suppresses the HTTP instrumentations under it."""
+    suppresses the HTTP instrumentations under it. The OFREP provider's evaluations go
+    through requests too (a ``requests.Session``), so they are the same span, with the
+    evaluation's fixed URL (``_ofrep_client``)."""
+    if callee == FLAG_SERVICE:
+        return _ofrep_client(op)
     if callee != "frontend-proxy":
         return None
     method = op.split(" ", 1)[0]
@@ -818,6 +833,8 @@ def _flagd_server(op: str) -> tuple[SpanShape, ...]:
     if len(op.split(" ")) != 3:  # not an evaluation: flagd serves no other operation
         return ()
     method, key, variant = split_evaluation_op(op)
+    if method == OFREP:
+        return _flagd_ofrep_server(op)
     rpc: Attributes = {"rpc.system": "grpc", "rpc.service": FLAGD_RPC_SERVICE, "rpc.method": method}
     flagged: Attributes = {}
     if FLAGD_FLAG_ATTRIBUTES:
@@ -841,6 +858,103 @@ def _flagd_server(op: str) -> tuple[SpanShape, ...]:
     )
 
 
+OFREP = "OFREP"
+"""The operation an OFREP evaluation is walked as (``evaluation_op(OFREP, flag, variant)``):
+an HTTP ``POST`` to flagd's OFREP port, not an RPC of the evaluation service."""
+FLAGD_OFREP_PORT = 8016
+"""``--ofrep-port 8016`` (rendered ``component.yaml`` L1044-L1045), the load generator's
+``FLAGD_OFREP_PORT`` (L1694-L1695)."""
+OFREP_PATH = "/ofrep/v1/evaluate/flags/"
+"""The single-flag evaluation path, followed by the flag's key: the provider posts to
+``<base>/ofrep/v1/`` + ``evaluate/flags/<key>`` (``_get_ofrep_api_url``, ``_resolve``),
+the route flagd serves (``ofrep/handler.go`` L21, L43: ``POST`` only)."""
+_OFREP_PROVIDER = "open-feature/python-sdk-contrib@openfeature-provider-ofrep/v0.2.0"
+"""The load generator's OFREP provider at its pin (``load-generator/requirements.txt`` L4):
+not in the reference tree, read at that tag."""
+_OFREP_SRC = "providers/openfeature-provider-ofrep/src/openfeature/contrib/provider/ofrep"
+_REQUESTS = (
+    "open-telemetry/opentelemetry-python-contrib@v0.60b1: instrumentation/"
+    "opentelemetry-instrumentation-requests/src/opentelemetry/instrumentation/requests/"
+    "__init__.py L241, L246-L252, L262, L310, L334, L388"
+)
+"""The requests instrumentation at the load generator's pin (``requirements.txt`` L9): not in
+the reference tree, read at its tag."""
+_LOADGEN_OFREP = (
+    "load-generator/locustfile.py L78-L80, L82-L85, L218-L220 (OFREPProvider, "
+    "get_integer_value); "
+    f"{_OFREP_PROVIDER}: providers/openfeature-provider-ofrep/src/openfeature/contrib/"
+    "provider/ofrep/__init__.py L58, L149-L154 (one requests.Session POST per evaluation); "
+    f"{_REQUESTS}"
+)
+_OTELHTTP = (
+    "open-telemetry/opentelemetry-go-contrib@instrumentation/net/http/otelhttp/v0.62.0: "
+    "instrumentation/net/http/otelhttp/handler.go L39, L58 (the operation as the name, kind "
+    "server), internal/semconv/httpconv.go L20, L46-L168, L209-L241 (semconv v1.34.0 "
+    "attributes), internal/semconv/env.go L104-L112 (error on 5xx)"
+)
+"""otelhttp's server side at the version flagd v0.12.9 requires (``flagd/go.mod`` L23): not
+in the reference tree, read at its tag."""
+_FLAGD_OFREP = (
+    f"{FLAGD_TAG}: flagd/pkg/service/flag-evaluation/ofrep/handler.go L45 (otelhttp v0.62.0, "
+    "flagd/go.mod L23), L69 (ResolveAsAnyValue); core/pkg/evaluator/json.go L275; "
+    f"core/pkg/telemetry/builder.go L101 (W3C trace-context propagator); {_OTELHTTP}"
+)
+
+
+def _ofrep_client(op: str) -> SpanShape | None:
+    """requests' span of the OFREP provider's ``POST`` (``_REQUESTS``): named by the method,
+    the old HTTP conventions' method and URL (fixed: ``FLAGD_HOST``, the OFREP port, the
+    flag's path), the status code when an answer came; an error from a 4xx/5xx answer, or
+    from the exception of a call that got none (re-raised inside the span, so the SDK marks
+    it). The user agent it also sets is left out: the requests version is not pinned."""
+    if len(op.split(" ")) != 3 or split_evaluation_op(op)[0] != OFREP:
+        return None
+    url = f"http://{FLAG_SERVICE}:{FLAGD_OFREP_PORT}{OFREP_PATH}{split_evaluation_op(op)[1]}"
+    return _shape(
+        "POST",
+        "client",
+        {"http.method": "POST", "http.url": url},
+        "http.status_code",
+        http_client_error,
+        _LOADGEN_OFREP,
+        protocol="http",
+    )
+
+
+def _flagd_ofrep_server(op: str) -> tuple[SpanShape, ...]:
+    """What flagd opens per OFREP evaluation, outermost first: otelhttp's handler span
+    named by its operation, ``flagd.ofrep`` (kind server; it continues the caller's trace
+    through the propagator flagd installs), with the attributes otelhttp v0.62.0 sets from
+    the request under the HTTP conventions v1.34 (``_OTELHTTP``: host, method, scheme, the
+    port, which is not the scheme's default, the path and the protocol version; no
+    ``http.route``, as gorilla/mux sets no ``Request.Pattern``) and the response code, an
+    error on 5xx only; then the JSON evaluator's ``resolveAnyValue`` (internal, no
+    attributes). The handler's own tracer (``flagd.ofrep.v1``) opens nothing, and no span
+    of this path carries the flag's variant (``resolve`` with
+    ``SemConvFeatureFlagAttributes`` is the RPC path's only). Left out as per-connection
+    or unpinned values: the peer's and client's address and port, the user agent (the
+    requests version is not pinned) and the body sizes."""
+    key = split_evaluation_op(op)[1]
+    attributes: Attributes = {
+        "server.address": FLAG_SERVICE,
+        "http.request.method": "POST",
+        "url.scheme": "http",
+        "server.port": FLAGD_OFREP_PORT,
+        "url.path": f"{OFREP_PATH}{key}",
+        "network.protocol.version": "1.1",
+    }
+    handler = _shape(
+        "flagd.ofrep",
+        "server",
+        attributes,
+        "http.response.status_code",
+        http_server_error,
+        _FLAGD_OFREP,
+        protocol="http",
+    )
+    return (handler, _shape("resolveAnyValue", "internal", {}, None, never_error, _FLAGD_OFREP))
+
+
 def _evaluation(key: str, resolve: str, source: str) -> FlagEvaluation:
     return FlagEvaluation(key, resolve, flag(VERSION, key).off, source)
 
@@ -862,10 +976,36 @@ configuration change): the Go provider v0.3.1 (checkout, product-catalog: cache 
 default), Java 0.11.19 (ad, fraud-detection), Node 0.13.3 (payment) and Python 0.2.3
 (recommendation, product-reviews, llm). Those once-per-change calls, flagd's event streams
 and email's ``fetch_number_value`` (the Ruby provider raises before any call since 0.1.1)
-are not walked; the load generator's OFREP evaluation in ``flood_home`` reaches flagd
-directly, not through the entry point's routes the engine walks, and is not walked either
-(each run would be a trace of its own: requests' ``POST`` client span and flagd's
-``flagd.ofrep`` server span, ``ofrep/handler.go`` L45)."""
+are not walked. The load generator's OFREP evaluation in ``flood_home`` reaches flagd
+directly, not through the entry point's routes: it is a side trace (``SIDE_TRACES``)."""
+
+FLOOD_TASK = "flood_home"
+"""The task that evaluates ``loadGeneratorFloodHomepage`` on every run (L218-L220)."""
+OFREP_TIMEOUT_MS = 5000.0
+"""The OFREP provider's default ``timeout=5.0`` s (its ``__init__``, L52), which the
+locustfile keeps (``OFREPProvider(base_url=base_url)``, L79), passed to each ``POST``."""
+
+SIDE_TRACES = (
+    SideTrace(
+        task=FLOOD_TASK,
+        evaluation=_evaluation(
+            "loadGeneratorFloodHomepage", OFREP, "load-generator/locustfile.py L220"
+        ),
+        share=TASKS[FLOOD_TASK][0] / TASK_WEIGHT,
+        timeout_ms=OFREP_TIMEOUT_MS,
+        source=_LOADGEN_OFREP,
+    ),
+)
+"""The load generator's evaluation outside its task spans: ``flood_home`` (weight 5 of 32)
+calls ``get_flagd_value`` before it opens ``user_flood_home``, so no span of its own is
+current and requests' ``POST`` is the root of a trace; the OFREP provider keeps no cache
+and sends one ``POST`` per evaluation (it batches nothing: the bulk path is another
+provider's), and ``TracingHook`` adds span events, which a ``Span`` does not carry. While
+the flag is off (0) the task ends there; flipped, the task would open ``user_flood_home``
+and send its ``GET /`` requests, which the load model does not send (``traffic.TASKS``:
+the flag is not realizable), so only the value flagd serves changes. A flagd that is down
+or unreachable fails the ``POST`` (no status code) and opens no span; the SDK returns the
+default 0."""
 
 
 _SRC = "opentelemetry-demo-2.2.0/src"
@@ -1029,6 +1169,27 @@ EVIDENCE: dict[str, tuple[Cited, ...]] = {
             "load-generator/requirements.txt", 9, "opentelemetry-instrumentation-requests==0.60b1"
         ),
         _cite("load-generator/requirements.txt", 12, "opentelemetry-sdk==1.39.1"),
+        _cite(
+            "load-generator/locustfile.py", 79, "api.set_provider(OFREPProvider(base_url=base_url))"
+        ),
+        _cite("load-generator/locustfile.py", 85, "return client.get_integer_value(FlagName, 0)"),
+        _cite(
+            "load-generator/locustfile.py",
+            220,
+            'flood_count = get_flagd_value("loadGeneratorFloodHomepage")',
+        ),
+        _cite("load-generator/requirements.txt", 4, "openfeature-provider-ofrep==0.2.0"),
+        Cited(_RENDERED, 1694, "FLAGD_OFREP_PORT"),
+        *(
+            Cited(f"{_OFREP_SRC}/__init__.py", line, fragment, tree=_OFREP_PROVIDER)
+            for line, fragment in (
+                (52, "timeout: float = 5.0,"),
+                (58, "self.session = requests.Session()"),
+                (149, "response = self.session.post("),
+                (150, 'urljoin(self._get_ofrep_api_url(), f"evaluate/flags/{flag_key}"),'),
+                (122, 'return urljoin(ofrep_base_url, f"ofrep/{api_version}/")'),
+            )
+        ),
         *(
             _cite("load-generator/locustfile.py", line, f'start_as_current_span("{name}"')
             for line, name in (
@@ -1078,6 +1239,8 @@ EVIDENCE: dict[str, tuple[Cited, ...]] = {
         Cited(_RENDERED, 1037, "image: 'ghcr.io/open-feature/flagd:v0.12.9'"),
         Cited(_RENDERED, 1066, "FLAGD_OTEL_COLLECTOR_URI"),
         Cited(_RENDERED, 1043, '"8013"'),
+        Cited(_RENDERED, 1044, "--ofrep-port"),
+        Cited(_RENDERED, 1045, '"8016"'),
         *(
             Cited(path, line, fragment, tree=FLAGD_TAG)
             for path, line, fragment in (
@@ -1114,6 +1277,29 @@ EVIDENCE: dict[str, tuple[Cited, ...]] = {
                     "flagd/pkg/service/flag-evaluation/ofrep/handler.go",
                     45,
                     'otelhttp.NewHandler(router, "flagd.ofrep")',
+                ),
+                (
+                    "flagd/pkg/service/flag-evaluation/ofrep/handler.go",
+                    21,
+                    'singleEvaluation = "/ofrep/v1/evaluate/flags/{key}"',
+                ),
+                (
+                    "flagd/pkg/service/flag-evaluation/ofrep/handler.go",
+                    43,
+                    'router.HandleFunc(singleEvaluation, h.HandleFlagEvaluation).Methods("POST")',
+                ),
+                (
+                    "flagd/pkg/service/flag-evaluation/ofrep/handler.go",
+                    69,
+                    "h.evaluator.ResolveAsAnyValue(r.Context(), requestID, flagKey, context)",
+                ),
+                ("core/pkg/evaluator/json.go", 275, 'je.tracer.Start(ctx, "resolveAnyValue")'),
+                ("flagd/go.mod", 23, "otelhttp v0.62.0"),
+                (
+                    "core/pkg/telemetry/builder.go",
+                    101,
+                    "otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator("
+                    "propagation.TraceContext{}, propagation.Baggage{}))",
                 ),
             )
         ),
@@ -1208,6 +1394,7 @@ TRACING = Tracing(
     path_prefix="http://frontend-proxy:8080",
     flag_service=FLAG_SERVICE,
     evaluations=EVALUATIONS,
+    side_traces=SIDE_TRACES,
     handler_calls={
         ("accounting", "Produce"): (
             HandlerCall("postgresql", ACCOUNTING_WRITE, "accounting/Consumer.cs L132"),

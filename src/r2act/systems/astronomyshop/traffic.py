@@ -39,8 +39,9 @@ default value when flagd does not answer (e.g. ``checkout/main.go`` L703-L714), 
 never fails a request; its calls are left out of these trees, which drive the log and
 metric model (flagd has no Chaos Mesh cell in ``catalogue.py``). The spans do show them:
 cart's per-request evaluation and flagd's own spans are walked from ``tracing.EVALUATIONS``
-(``cluster/sim/flagspans.py``), as a call no handler fails on. ``flood_home`` asks flagd over OFREP from the load generator itself,
-not through the entry point (``locustfile.py`` L82-L85, L218-L221).
+(``cluster/sim/flagspans.py``), as a call no handler fails on. ``flood_home`` asks flagd
+over OFREP from the load generator itself, not through the entry point (``locustfile.py``
+L78-L85, L218-L220): a trace of its own per run (``tracing.SIDE_TRACES``).
 
 **Deadlines.** None: the frontend's gRPC clients set none (``gateways/rpc/*.gateway.ts``)
 and checkout's ``otelhttp.Post`` uses the default client (``checkout/main.go`` L463,
