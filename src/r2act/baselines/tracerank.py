@@ -16,7 +16,7 @@ uses). Two changes make it read the call graph the way a fault shows on it:
   adds there). A gRPC service is resolved to the deployment whose server spans carry the
   same ``rpc.service`` in the incident's spans (``rpc_servers``), as a reader of the trace
   store would; only a service no server span names falls back to the name itself
-  (``hipstershop.CartService`` -> ``cartservice``).
+  (the last part of a package-qualified name, when it is a deployment's).
 
 Per (charged service, caller, operation, kind) node the normal window (``pre``) gives the
 mean and standard deviation of the own time; in the ``during`` window a span is slow

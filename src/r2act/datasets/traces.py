@@ -15,7 +15,7 @@ object's name or a fault type's name in an operation or an attribute. The build 
 such an incident and ``validate`` reports one, so a collector that ever copied an
 injector's label into a span is caught before publication. Keys of the OpenTelemetry
 conventions' ``feature_flag.`` namespace (``feature_flag.key``, ``.result.variant``,
-``.provider.name``) are read as blank: flagd sets them on every evaluation, whatever is
+``.provider.name``) are read as blank: a flag service sets them on every evaluation, whatever is
 injected, so their name says nothing about the fault, while the fault type
 ``feature_flag`` would otherwise match each of them. Their values are still read.
 """
