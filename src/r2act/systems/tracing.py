@@ -153,6 +153,10 @@ class FlagEvaluation:
     """The variant the flag serves while no fault flips it."""
     source: str
     """The line that evaluates it."""
+    propagated: bool = True
+    """Whether the caller's client injects its trace context into the call. False: its
+    client library is not instrumented, so the call opens no client span and the flag
+    service's spans root a trace of their own (``cluster/sim/flagspans.detached_calls``)."""
 
 
 @dataclass(frozen=True)

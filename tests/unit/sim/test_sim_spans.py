@@ -209,7 +209,11 @@ def test_rpc_span_names_are_the_systems_own_methods(reference_dir: Path, tmp_pat
     cluster, window = _healthy(tmp_path / "as", "astronomyshop")
     names = _rpc_names(_spans(cluster, window))
     flagd = {n for n in names if n[0] == FLAGD_RPC_SERVICE.split(".", 1)[1]}
-    assert names - flagd and flagd == {("evaluation.v1.Service", "ResolveBoolean")}
+    assert names - flagd
+    assert flagd == {
+        ("evaluation.v1.Service", "ResolveBoolean"),
+        ("evaluation.v1.Service", "ResolveInt"),
+    }
     for service, method in names - flagd:
         assert f"service {service} {{" in proto, service
         assert f"rpc {method}(" in proto, method

@@ -32,6 +32,8 @@ FLAGD_CHAIN = (
 )
 """flagd's spans per evaluation, outermost first (otelconnect, the handler, the evaluator)."""
 EMPTY_CART = "POST /oteldemo.CartService/EmptyCart"
+RPC = "flagd.evaluation.v1.Service"
+"""flagd's evaluation service (otelconnect names its server span ``<service>/<method>``)."""
 SEMCONV_KEYS = ("feature_flag.",)
 """The OpenTelemetry feature-flag conventions' attribute namespace, which flagd sets on every
 evaluation whatever the fault (``core/pkg/telemetry/utils.go`` at flagd v0.12.9): its name
@@ -128,17 +130,44 @@ def test_with_flagds_attributes_on_the_handler_span_names_the_flag_and_its_varia
 
 
 def test_flagd_opens_spans_only_under_a_callers_evaluation(healthy: list[Span]) -> None:
-    """No reader but cart asks flagd per request over gRPC (the others' providers cache),
-    and every flagd span of the RPC service belongs to one of cart's evaluations (the load
-    generator's OFREP ones are its own traces: ``test_sim_spans_ofrep``)."""
+    """No reader but cart and email asks flagd per request over gRPC (the others' providers
+    cache), and every flagd span of the RPC service belongs to one of cart's evaluations or
+    to a trace of email's own evaluation (the load generator's OFREP ones are its own
+    traces: ``test_sim_spans_ofrep``)."""
     evaluated = {s.span_id for _, _, chain in _evaluations(healthy) for s in chain}
     ofrep = {s.trace_id for s in healthy if s.operation == "flagd.ofrep"}
-    flagd = [s for s in healthy if s.service == "flagd" and s.trace_id not in ofrep]
+    emails = {s.trace_id for s in healthy if s.operation == f"{RPC}/ResolveInt"}
+    flagd = [s for s in healthy if s.service == "flagd" and s.trace_id not in ofrep | emails]
     assert flagd and {s.span_id for s in flagd} == evaluated
     callers = {
         s.service for s in healthy if s.operation.startswith("flagd.") and s.kind == "client"
     }
     assert callers == {"cart"}
+
+
+def test_emails_evaluation_roots_a_flagd_trace_of_its_own_per_order(healthy: list[Span]) -> None:
+    """email's provider (0.1.0 in the release's lock) asks flagd ``ResolveInt`` on every
+    order, through a gRPC client nobody instruments: no client span, no context, so flagd's
+    three spans root a trace of their own, one per ``send_email``, sharing the order
+    trace's lower 64 bits (kept with it) and starting inside ``send_email``."""
+    sends = {s.trace_id[16:]: s for s in healthy if s.operation == "send_email"}
+    roots = [s for s in healthy if s.operation == f"{RPC}/ResolveInt"]
+    assert len(sends) >= 3 and len(roots) == len(sends)
+    children = _children(healthy)
+    for root in roots:
+        assert root.parent_id == "" and root.kind == "server" and root.service == "flagd"
+        send = sends[root.trace_id[16:]]
+        assert root.trace_id != send.trace_id
+        assert send.start <= root.start <= send.start + send.duration_s
+        (handler,) = children[root.span_id]
+        assert handler.operation == "resolveInt" and handler.kind == "server"
+        assert handler.attributes["feature_flag.key"] == "emailMemoryLeak"
+        assert handler.attributes["feature_flag.result.variant"] == "off"
+        (evaluator,) = children[handler.span_id]
+        assert evaluator.kind == "internal"
+        assert {s.trace_id for s in (root, handler, evaluator)} == {root.trace_id}
+        assert not any(s.trace_id == root.trace_id for s in healthy if s.service != "flagd")
+    assert not any(s.service == "email" and s.kind == "client" for s in healthy)
 
 
 def _inject_flag(cluster: SimulatedCluster, flag: str, variant: str) -> str:
@@ -272,8 +301,13 @@ def test_flagds_citations_outside_the_reference_tree_are_at_the_charts_image_tag
     assert found is not None
     assert {c.tree for c in outside} == {f"open-feature/flagd@flagd/{found.group(1)}"}
     loadgen = as_tracing.TRACING.services["load-generator"]  # its OFREP provider, at its pin
+    email = as_tracing.TRACING.services["email"]  # the release's lock and its flagd provider
+    assert {c.tree for c in email.evidence if c.tree} == {
+        as_tracing.DEMO_TAG,
+        as_tracing.RUBY_PROVIDER_TAG,
+    }
     for traced_service in get_system("astronomyshop").tracing.services.values():
-        if traced_service not in (traced, loadgen):
+        if traced_service not in (traced, loadgen, email):
             assert not any(c.tree for c in traced_service.evidence)
 
 

@@ -16,6 +16,11 @@ interval its effect acts in, ``timeline.PodTimeline.active``), else the flag's o
 attributes carry it is the system's declaration (its flag service's instrumentation); this
 module names no flag, no service and no attribute.
 
+An evaluation whose client injects no trace context (``FlagEvaluation.propagated`` false:
+its gRPC library is not instrumented) opens no span of the caller's; the flag service's
+spans of it root a trace of their own (``detached_calls``, walked by ``spans._detached``),
+while the caller still waits for the answer.
+
 A handler's other calls that only traces show (``Tracing.handler_calls``: a database write
 the load model leaves out) are walked the same way, after the evaluations.
 """
@@ -27,7 +32,7 @@ from collections.abc import Mapping
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.schema.faults import FLAG_FAULT_KIND
 from r2act.systems.base import Call
-from r2act.systems.tracing import Tracing, evaluation_op
+from r2act.systems.tracing import FlagEvaluation, HandlerCall, Tracing, evaluation_op
 
 
 def flipped_flags(timelines: Mapping[str, PodTimeline], t: float) -> dict[str, str]:
@@ -58,8 +63,32 @@ def flag_calls(
 ) -> tuple[Call, ...]:
     """The calls ``service``'s handler of ``op`` makes to the flag service, in order, then
     the calls only its spans show (``Tracing.handler_calls``); empty when it makes none."""
-    evaluations = tracing.evaluations.get((service, op), ())
+    evaluations = tuple(e for e in tracing.evaluations.get((service, op), ()) if e.propagated)
     own = tracing.handler_calls.get((service, op), ())
+    return _cached(tracing, service, op, flipped, evaluations, own)
+
+
+def detached_calls(
+    tracing: Tracing, service: str, op: str, flipped: Mapping[str, str]
+) -> tuple[Call, ...]:
+    """The evaluations ``service``'s handler of ``op`` makes through a client that injects
+    no trace context (``FlagEvaluation.propagated`` false): each is walked as the root of
+    a trace of its own (``spans._detached``), while its time still counts in the handler."""
+    evaluations = tracing.evaluations.get((service, op), ())
+    if all(e.propagated for e in evaluations):
+        return ()
+    detached = tuple(e for e in evaluations if not e.propagated)
+    return _cached(tracing, service, f"{op}\x00detached", flipped, detached, ())
+
+
+def _cached(  # noqa: PLR0917 - flag_calls' arguments and what they select
+    tracing: Tracing,
+    service: str,
+    op: str,
+    flipped: Mapping[str, str],
+    evaluations: tuple[FlagEvaluation, ...],
+    own: tuple[HandlerCall, ...],
+) -> tuple[Call, ...]:
     if not evaluations and not own:
         return ()
     read = tuple((e.flag, flipped[e.flag]) for e in evaluations if e.flag in flipped)

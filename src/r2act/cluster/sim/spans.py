@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 
-from r2act.cluster.sim.flagspans import flag_calls, flipped_flags
+from r2act.cluster.sim.flagspans import detached_calls, flag_calls, flipped_flags
 from r2act.cluster.sim.logs import BUCKET_S, pieces
 from r2act.cluster.sim.scene import Scene, ServiceView, _edge_faults
 from r2act.cluster.sim.seeding import key_int
@@ -251,6 +251,8 @@ def _handle(
     if asked:
         evaluated = _calls(walk, service, asked, inner_parent, start + nested / 1000.0)[0]
         cursor = max(cursor, evaluated)
+    for call in detached_calls(walk.tracing, service, op, walk.flipped):
+        cursor = max(cursor, _detached(walk, service, call, start + nested / 1000.0))
     view = scene.services.get(service)
     flagged = view.op_fail.get(op) if view is not None else None
     if flagged is not None and flagged[1] != "flag_caught" and r.random() < flagged[0]:
@@ -276,6 +278,20 @@ def _handle(
                 extra=None if depth else extra_attributes,
             )
     return length, outcome
+
+
+def _detached(walk: _Walk, caller: str, call: Call, start: float) -> float:
+    """A call through a client that injects no trace context: the callee's spans root a
+    trace of their own, which shares the request trace's lower 64 bits (as a consumer's
+    does, ``_consume``), so it is kept exactly when the request's is. The caller opens no
+    span for it. Returns the time (s) at which the caller has its answer."""
+    high = walk.r.getrandbits(64)  # the request trace's generator: seeded by its id
+    trace_id = f"{high:016x}{walk.trace_id[16:]}"
+    own = _Walk(trace_id, walk.scene, walk.edges, walk.tracing, random.Random(int(trace_id, 16)),
+                walk.shapes, flipped=walk.flipped)  # fmt: skip
+    took, _ = _call(own, caller, call, "", start)
+    walk.spans.extend(own.spans)
+    return start + took / 1000.0
 
 
 def _calls(

@@ -101,18 +101,23 @@ the whole-trace rate is r2act's. Per service, the set-up line and the pin:
   The dataset's answer guard reads the conventions' ``feature_flag.`` keys as blank (they are
   on every evaluation), so only their values are evidence (``FLAGD_FLAG_ATTRIBUTES``).
   Every provider runs in RPC mode against ``flagd:8013`` (no reader sets
-  ``FLAGD_RESOLVER``; RPC is every provider's default), but only cart's calls flagd on
-  each request: the Go, Java, Node and Python providers cache a ``STATIC`` resolution (no
+  ``FLAGD_RESOLVER``; RPC is every provider's default), but only cart's and email's call
+  flagd on each request: the Go, Java, Node and Python providers cache a ``STATIC`` resolution (no
   flag has targeting, ``flagd/demo.flagd.json``) until flagd's event stream reports a
-  change, and email's Ruby provider raises in ``fetch_number_value`` before any call
-  (``EVALUATIONS``). The OpenFeature OpenTelemetry hooks (checkout, product-catalog,
+  change (``EVALUATIONS``). email also asks on every order (``send_email``'s
+  ``fetch_number_value``, L67): the release's ``Gemfile.lock`` (not in the reference copy,
+  read at the release tag) pins the Ruby provider 0.1.0, which sends an integer default
+  as ``ResolveInt`` and caches nothing, but email instruments only Sinatra (L32-L33), so
+  its gRPC client opens no span and injects no context: flagd's spans of that call root a
+  trace of their own (``FlagEvaluation.propagated``), kept with the order's trace. The
+  OpenFeature OpenTelemetry hooks (checkout, product-catalog,
   recommendation, the load generator; cart's ``TraceEnricherHook``) add span *events*,
   not spans, and a ``Span`` carries no events. Not walked: the once-per-change
   evaluations of the caching readers and the event streams. A flagd that is down or
-  unreachable shows as cart's failed client span and no flagd span; the SDK then returns
-  the default and ``EmptyCart`` goes on. flagd's own time per evaluation is the engine's
-  default for a service the load model gives none (3 ms), as ``traffic.SERVICE_MS`` lists
-  only the services the routes call.
+  unreachable shows as cart's failed client span and no flagd span (email's call shows
+  nothing); the SDK then returns the default and ``EmptyCart`` goes on. flagd's own time
+  per evaluation is the engine's default for a service the load model gives none (3 ms), as
+  ``traffic.SERVICE_MS`` lists only the services the routes call.
 - **flood_home's OFREP evaluation** (``Tracing.side_traces``, ``SIDE_TRACES``): every run
   of the task (weight 5 of 32, ``load-generator/locustfile.py`` L218-L220) evaluates
   ``loadGeneratorFloodHomepage`` through the ``OFREPProvider`` (L78-L85,
@@ -788,6 +793,12 @@ FLAGD_RPC_SERVICE = "flagd.evaluation.v1.Service"
 ``flag_evaluator_v2.go``)."""
 FLAGD_RPC_PORT = 8013
 """``--port 8013`` (rendered ``component.yaml`` L1042-L1043), ``FLAGD_PORT``."""
+DEMO_TAG = "open-telemetry/opentelemetry-demo@2.2.0"
+"""The release itself, for a file its reference copy lacks (email's ``Gemfile.lock``, which
+``email/Dockerfile`` L8 copies into the image)."""
+RUBY_PROVIDER_TAG = "open-feature/ruby-sdk-contrib@openfeature-flagd-provider/v0.1.0"
+"""email's flagd provider at the release lock's pin (``Gemfile.lock`` L52)."""
+_RUBY_PROVIDER_SRC = "providers/openfeature-flagd-provider/lib/openfeature/flagd/provider/client.rb"
 FLAGD_TAG = "open-feature/flagd@flagd/v0.12.9"
 """flagd's source at the chart's image tag (``ghcr.io/open-feature/flagd:v0.12.9``,
 rendered ``component.yaml`` L1037): not in the reference tree, read at that tag."""
@@ -968,16 +979,30 @@ EVALUATIONS: dict[tuple[str, str], tuple[FlagEvaluation, ...]] = {
             "FlagdConfig enables one only for FLAGD_CACHE=lru, unset in the chart",
         ),
     ),
+    ("email", "POST /send_order_confirmation"): (
+        FlagEvaluation(
+            "emailMemoryLeak",
+            "ResolveInt",
+            flag(VERSION, "emailMemoryLeak").off,
+            "email/email_server.rb L67 (fetch_number_value, default 0); the release's "
+            "Gemfile.lock L52 pins openfeature-flagd-provider 0.1.0, whose "
+            "fetch_number_value sends an Integer default as ResolveInt (client.rb L49-L61); "
+            "only Sinatra is instrumented (L32-L33): no client span, no context",
+            propagated=False,
+        ),
+    ),
 }
-"""The evaluations that reach flagd on every request: cart's only. Every other reader's
+"""The evaluations that reach flagd on every request: cart's and email's. Every other reader's
 provider answers from its own LRU cache after the first evaluation (a flag without targeting
 resolves ``STATIC``, which the RPC resolvers cache until flagd's event stream reports a
 configuration change): the Go provider v0.3.1 (checkout, product-catalog: cache ``lru`` by
 default), Java 0.11.19 (ad, fraud-detection), Node 0.13.3 (payment) and Python 0.2.3
-(recommendation, product-reviews, llm). Those once-per-change calls, flagd's event streams
-and email's ``fetch_number_value`` (the Ruby provider raises before any call since 0.1.1)
-are not walked. The load generator's OFREP evaluation in ``flood_home`` reaches flagd
-directly, not through the entry point's routes: it is a side trace (``SIDE_TRACES``)."""
+(recommendation, product-reviews, llm). Those once-per-change calls and flagd's event
+streams are not walked. email's provider is the Ruby 0.1.0 of the release's lock (from
+0.1.1 on, its ``fetch_number_value`` raises before any call and the SDK would return the
+default, so the pin matters: the flag works in this release). The load generator's OFREP
+evaluation in ``flood_home`` reaches flagd directly, not through the entry point's routes:
+it is a side trace (``SIDE_TRACES``)."""
 
 FLOOD_TASK = "flood_home"
 """The task that evaluates ``loadGeneratorFloodHomepage`` on every run (L218-L220)."""
@@ -1104,6 +1129,21 @@ EVIDENCE: dict[str, tuple[Cited, ...]] = {
     ),
     "email": (
         _cite("email/email_server.rb", 33, 'c.use "OpenTelemetry::Instrumentation::Sinatra"'),
+        _cite(
+            "email/email_server.rb",
+            67,
+            'client.fetch_number_value(flag_key: "emailMemoryLeak", default_value: 0)',
+        ),
+        Cited("src/email/Gemfile.lock", 52, "openfeature-flagd-provider (0.1.0)", tree=DEMO_TAG),
+        *(
+            Cited(_RUBY_PROVIDER_SRC, line, fragment, tree=RUBY_PROVIDER_TAG)
+            for line, fragment in (
+                (49, "def fetch_number_value(flag_key:, default_value:, evaluation_context: nil)"),
+                (51, "when Integer"),
+                (59, "request = Grpc::Evaluation::ResolveIntRequest.new("),
+                (60, "process_request(default_value) { @grpc_client.resolve_int(request) }"),
+            )
+        ),
         _cite("email/email_server.rb", 43, 'post "/send_order_confirmation" do'),
         _cite("email/email_server.rb", 64, 'tracer.in_span("send_email")'),
         _cite("email/Gemfile", 22, '"opentelemetry-instrumentation-all",   "~> 0.87"'),
@@ -1273,6 +1313,13 @@ EVIDENCE: dict[str, tuple[Cited, ...]] = {
                 ),
                 ("core/pkg/telemetry/utils.go", 10, 'const provider = "flagd"'),
                 ("core/pkg/evaluator/json.go", 199, 'je.tracer.Start(ctx, "resolveBoolean")'),
+                (
+                    "flagd/pkg/service/flag-evaluation/flag_evaluator_v2.go",
+                    257,
+                    's.flagEvalTracer.Start(ctx, "resolveInt", trace.WithSpanKind(trace.'
+                    "SpanKindServer))",
+                ),
+                ("core/pkg/evaluator/json.go", 244, 'je.tracer.Start(ctx, "resolveInt")'),
                 (
                     "flagd/pkg/service/flag-evaluation/ofrep/handler.go",
                     45,
