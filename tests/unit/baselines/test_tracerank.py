@@ -134,7 +134,7 @@ def test_a_grpc_service_is_charged_to_the_deployment_whose_server_spans_name_it(
                 status=failed,
                 **at,
                 upstream_cluster="frontend",
-            ),  # fmt: skip
+            ),
             _span("c/b", "frontend", "server", took=0.018, status=failed, **at),
             _span("d/c", "frontend", "client", took=0.002, status=failed, **at, **cart),
         ]
