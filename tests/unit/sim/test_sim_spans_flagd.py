@@ -14,16 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from r2act.campaigns import Manifest, plan_incidents, render_chaos
 from r2act.cluster.base import MANAGED_BY, MANAGED_BY_LABEL
 from r2act.cluster.flag_fault_object import FlagChange, render
 from r2act.cluster.sim import SimulatedCluster
 from r2act.schema import FaultType, TimeWindow
 from r2act.schema.traces import Span
-from r2act.systems import SYSTEMS, get_system
+from r2act.systems import get_system
 from r2act.systems.astronomyshop import tracing as as_tracing
 
-from .conftest import NO_GLITCHES
+from .shop_support import shop as _shop
+from .shop_support import spans_with_flagd_down
 
 FLAGD_CHAIN = (
     "flagd.evaluation.v1.Service/ResolveBoolean",
@@ -38,16 +38,6 @@ SEMCONV_KEYS = ("feature_flag.",)
 """The OpenTelemetry feature-flag conventions' attribute namespace, which flagd sets on every
 evaluation whatever the fault (``core/pkg/telemetry/utils.go`` at flagd v0.12.9): its name
 happens to spell the fault type ``feature_flag``, so keys in it are not an answer."""
-
-
-def _shop(tmp_path: Path, seed: int = 11) -> SimulatedCluster:
-    return SimulatedCluster(
-        tmp_path,
-        seed=seed,
-        users=get_system("astronomyshop").users,
-        topology=SYSTEMS["astronomyshop"],
-        glitches=NO_GLITCHES,
-    )
 
 
 def _spans(cluster: SimulatedCluster, window: TimeWindow) -> list[Span]:
@@ -223,24 +213,7 @@ def test_the_answer_check_sees_an_answer_outside_the_conventions_namespace() -> 
 
 def test_a_flagd_that_is_down_fails_carts_client_span_and_opens_no_span(tmp_path: Path) -> None:
     """A pod failure of flagd (planned for cart, retargeted: flagd has no catalogue cell)."""
-    manifest = Manifest.model_validate(
-        {
-            "name": "t",
-            "system": "astronomyshop",
-            "target": {"kind": "sim"},
-            "services": ["cart"],
-            "faults": [{"type": "pod_failure", "intensities": ["severe"]}],
-        },
-        strict=False,
-    )
-    (planned,) = plan_incidents(manifest)
-    planned = planned.model_copy(update={"service": "flagd"})
-    cluster = _shop(tmp_path, seed=4)
-    cluster.clock.sleep(300.0)
-    cluster.inject(render_chaos(planned, "default", SYSTEMS["astronomyshop"]))
-    cluster.clock.sleep(100.0)  # the object acts for 120 s
-    now = cluster.clock.now()
-    spans = _spans(cluster, TimeWindow(now - 80.0, now))
+    spans = spans_with_flagd_down(tmp_path)
     evaluations = _evaluations(spans)
     assert evaluations
     for handler, call, chain in evaluations:

@@ -14,30 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from r2act.campaigns import Manifest, plan_incidents, render_chaos
 from r2act.cluster.sim import SimulatedCluster
 from r2act.cluster.sim import spans as span_source
 from r2act.schema import TimeWindow
 from r2act.schema.traces import Span
-from r2act.systems import SYSTEMS, get_system
 from r2act.systems.astronomyshop import tracing as as_tracing
 from r2act.systems.astronomyshop.traffic import TASK_WEIGHT, TASKS, THINK_S, USERS
 from r2act.systems.tracing import evaluation_op
 
-from .conftest import NO_GLITCHES
+from .shop_support import shop as _shop
+from .shop_support import spans_with_flagd_down
 
 WINDOW_S = 480.0
 URL = "http://flagd:8016/ofrep/v1/evaluate/flags/loadGeneratorFloodHomepage"
-
-
-def _shop(tmp_path: Path, seed: int = 11) -> SimulatedCluster:
-    return SimulatedCluster(
-        tmp_path,
-        seed=seed,
-        users=get_system("astronomyshop").users,
-        topology=SYSTEMS["astronomyshop"],
-        glitches=NO_GLITCHES,
-    )
 
 
 def _spans(cluster: SimulatedCluster, window: TimeWindow, sample: float = 1.0) -> list[Span]:
@@ -132,24 +121,7 @@ def test_the_side_traces_shift_no_other_trace(
 
 
 def test_a_flagd_that_is_down_fails_the_post_and_opens_no_span(tmp_path: Path) -> None:
-    manifest = Manifest.model_validate(
-        {
-            "name": "t",
-            "system": "astronomyshop",
-            "target": {"kind": "sim"},
-            "services": ["cart"],
-            "faults": [{"type": "pod_failure", "intensities": ["severe"]}],
-        },
-        strict=False,
-    )
-    (planned,) = plan_incidents(manifest)
-    planned = planned.model_copy(update={"service": "flagd"})
-    cluster = _shop(tmp_path, seed=4)
-    cluster.clock.sleep(300.0)
-    cluster.inject(render_chaos(planned, "default", SYSTEMS["astronomyshop"]))
-    cluster.clock.sleep(100.0)  # the object acts for 120 s
-    now = cluster.clock.now()
-    spans = _spans(cluster, TimeWindow(now - 80.0, now))
+    spans = spans_with_flagd_down(tmp_path)
     roots = _ofrep_roots(spans)
     assert roots
     for root in roots:
