@@ -26,6 +26,9 @@ import importlib.abc, os, signal, sys, time
 
 TRIGGER, ENTRY = sys.argv[1], sys.argv[2]
 sys.argv = ["r2act", *sys.argv[3:]]
+# started as from a terminal, even when the suite itself runs under nohup (whose ignored
+# SIGHUP the program rightly keeps, so the signal would never arrive)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 class Hold(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
