@@ -50,19 +50,20 @@ class TraceIds(Protocol):
     """The trace context a service's log line carries (the engine's ``tracebook`` when
     traces are collected, else ``NO_TRACES``)."""
 
-    def ids(self, ask: SpanAsk, ts: float, drawn: tuple[str, str]) -> tuple[str, str]:
-        """(trace id, span id) of the line at ``ts`` written in the span ``ask`` names;
-        ``drawn`` is the renderer's own per-occurrence draw, which decides (by the
-        sampler's rule on its lower 64 bits) whether the request is one the trace store
-        keeps."""
+    def placed(self, ask: SpanAsk, ts: float, drawn: tuple[str, str]) -> tuple[str, str, float]:
+        """(trace id, span id, time) of the line drawn at ``ts`` and written in the span
+        ``ask`` names: ``drawn`` is the renderer's own per-occurrence draw, which decides
+        (by the sampler's rule on its lower 64 bits) whether the request is one the trace
+        store keeps; a line of a kept request is written while its span runs, so its time
+        moves there (a line of any other request keeps ``ts``)."""
         ...
 
 
 class _DrawnIds:
-    """Traces not collected: a line carries the ids its renderer drew."""
+    """Traces not collected: a line carries the ids its renderer drew, at its own time."""
 
-    def ids(self, ask: SpanAsk, ts: float, drawn: tuple[str, str]) -> tuple[str, str]:
-        return drawn
+    def placed(self, ask: SpanAsk, ts: float, drawn: tuple[str, str]) -> tuple[str, str, float]:
+        return (*drawn, ts)
 
 
 NO_TRACES: TraceIds = _DrawnIds()

@@ -4,8 +4,9 @@ A small campaign is collected on the simulator with traces on; each phase's log 
 read back from the raw store with its span file. A line whose trace id is a stored trace's
 must name that trace's span of the line's own service (the load generator's: the task's
 span), an error line an error span, an answered request's line a span that is not one;
-a line whose id the sampler keeps must name a stored trace; and the share of such lines
-is the sample rate, near enough for the rates of the short smoke phases.
+a line whose id the sampler keeps must name a stored trace, and is written while that span
+runs; and the share of such lines is near the sample rate for the frequent kinds, below it
+for all lines (a rare kind's bucket piece often holds no kept request of it).
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ ONLY = (
 """Failed requests (the catalog down, its flag on) and a healthy-looking one."""
 _STDOUT_IDS = re.compile(r"trace_id=([0-9a-f]{32}) span_id=([0-9a-f]{16})")
 _STATUS = re.compile(r'HTTP/1\.1" (\d{3}) ')
+EXPORT_SLACK_S = 0.3
+"""The collector's export delay (``render_collector.debug_lines``: 0.2 s) and a record's
+offsets after its first line (a checkout's own line: 0.05 s after its rounds)."""
 
 
 @dataclass
@@ -48,6 +52,8 @@ class Line:
     span_id: str
     function: str
     """The record's ``code.function`` (load-generator records), else empty."""
+    ts: float
+    """When the line was written (the collector's: when it printed the record)."""
 
 
 def _read(path: Path) -> list[dict[str, object]]:
@@ -67,7 +73,7 @@ def _lines(rows: list[dict[str, object]]) -> list[Line]:
             match = _STDOUT_IDS.search(text)
             if match:
                 level = "ERROR" if " ERROR " in text else "INFO"
-                found.append(Line(service, level, match[1], match[2], ""))
+                found.append(Line(service, level, match[1], match[2], "", float(str(row["ts"]))))
             continue
         if "\tResourceLog #" in text:
             record = {}
@@ -83,11 +89,8 @@ def _lines(rows: list[dict[str, object]]) -> list[Line]:
             record["trace"] = text[10:]
         elif text.startswith("Span ID: ") and record.get("trace"):
             level = record.get("level") or "INFO"
-            found.append(
-                Line(
-                    record["service"], level, record["trace"], text[9:], record.get("function", "")
-                )
-            )
+            function, at = record.get("function", ""), float(str(row["ts"]))
+            found.append(Line(record["service"], level, record["trace"], text[9:], function, at))
     return found
 
 
@@ -138,6 +141,22 @@ def test_a_line_of_a_stored_trace_names_its_services_span_with_a_consistent_stat
     assert named > 300 and errors > 0 and answered > 50
 
 
+def test_a_line_of_a_stored_trace_is_written_while_its_span_runs(phases: list[Phase]) -> None:
+    """The line moves to its span (its middle; a checkout's own line a little after its
+    rounds), and the collector prints a record up to ``EXPORT_SLACK_S`` after its time."""
+    named = 0
+    for phase in phases:
+        for line in phase.lines:
+            span = phase.spans.get((line.trace_id, line.span_id))
+            if span is None:
+                continue
+            start = float(str(span["start"]))
+            end = start + float(str(span["duration_s"]))
+            assert start - 1e-6 <= line.ts <= end + EXPORT_SLACK_S, (line, span)
+            named += 1
+    assert named > 300
+
+
 def test_the_load_generators_lines_name_their_tasks_span(phases: list[Phase]) -> None:
     nested = TASK_SPANS[NESTED_TASK]
     seen = set()
@@ -162,9 +181,9 @@ def test_a_line_the_sampler_keeps_names_a_stored_trace(phases: list[Phase]) -> N
 
 def test_the_kept_share_of_lines_is_about_the_sample_rate(phases: list[Phase]) -> None:
     """A line names a kept trace as often as the sampler keeps one, unless no kept request
-    of its kind starts in reach (``tracebook.SEARCH_BUCKETS``, inside the phase): the
-    frequent kinds (the catalog's lookups) are at the rate, all kinds together a little
-    below."""
+    of its kind starts in its own bucket piece (it must be written while that span runs):
+    the frequent kinds (the catalog's lookups) are near the rate, all kinds together
+    below it."""
     lines = [x for p in phases for x in p.lines]
     catalog = [x for x in lines if x.service == "product-catalog" and x.level == "INFO"]
     assert len(lines) > 3000 and len(catalog) > 500
@@ -172,5 +191,6 @@ def test_the_kept_share_of_lines_is_about_the_sample_rate(phases: list[Phase]) -
     def share(of: list[Line]) -> float:
         return sum(keeps_trace(x.trace_id, SAMPLE) for x in of) / len(of)
 
-    assert 0.8 * SAMPLE < share(catalog) < 1.2 * SAMPLE
-    assert 0.6 * SAMPLE < share(lines) < 1.1 * SAMPLE
+    # measured here: the catalog's 0.75 of the rate, all lines 0.50
+    assert 0.6 * SAMPLE < share(catalog) < 1.2 * SAMPLE
+    assert 0.35 * SAMPLE < share(lines) < 1.1 * SAMPLE

@@ -168,7 +168,8 @@ def stdout_renderer(logger: PodIdentity, speech: Speech, ask: SpanAsk) -> Sized:
         draw = occurrence(pod, ts)
         trace = trace_ids(draw)
         if traces is not None:
-            trace = traces.ids(ask, ts, trace)
+            *placed, ts = traces.placed(ask, ts, trace)
+            trace = (placed[0], placed[1])
         k = 0
         for said in speech(draw):
             if said.only == COLLECTOR:
@@ -317,8 +318,9 @@ def _traceback_renderer(lines: list[str], logger: PodIdentity, ask: SpanAsk) -> 
         ts: float, r: random.Random, out: list[LogLine], drawn_at: float | None = None
     ) -> None:
         at = ts if drawn_at is None or traces is NO_TRACES else drawn_at
-        trace = traces.ids(ask, at, trace_ids(occurrence(pod, at)))
-        first = python_root_line(ts, record, (*trace, True), app, lines[0])
+        trace_id, span_id, placed = traces.placed(ask, at, trace_ids(occurrence(pod, at)))
+        ts += placed - at  # with its line, where the span runs
+        first = python_root_line(ts, record, (trace_id, span_id, True), app, lines[0])
         out.append(new(LogLine, (ts, pod, container, app, first)))
         for line in lines[1:]:
             out.append(new(LogLine, (ts, pod, container, app, line)))

@@ -100,10 +100,17 @@ def _span(
 ) -> Trace:
     """A sampled span's context (a new trace unless ``trace_id`` is the parent's): the
     one ``at`` (the pod's trace ids, the span asked for, the instant) gives for the draw."""
+    return _placed_span(r, at, trace_id)[0]
+
+
+def _placed_span(
+    r: random.Random, at: tuple[TraceIds, SpanAsk, float], trace_id: str | None = None
+) -> tuple[Trace, float]:
+    """``_span`` and the time its line is written: inside the span, when it is a kept one."""
     drawn, span = trace_ids(r)
     traces, ask, ts = at
-    found = traces.ids(ask, ts, (trace_id or drawn, span))
-    return (*found, 1)
+    found_trace, found_span, placed = traces.placed(ask, ts, (trace_id or drawn, span))
+    return (found_trace, found_span, 1), placed
 
 
 def _add_to_cart(r: random.Random, ts: float, node: str, user: str | None) -> Line:
@@ -166,14 +173,15 @@ def _task_kind(source: PodIdentity, collector: RelayIdentity, task: str, rate: f
     def records(ts: float, r: random.Random) -> list[tuple[float, OtlpRecord]]:
         groups = _task_lines(task, r, ts, source.node)
         drawn = trace_ids(r)
-        own = (*traces.ids(outer, ts, drawn), 1)
+        own_trace, own_span, own_at = traces.placed(outer, ts, drawn)
+        own = (own_trace, own_span, 1)
         out: list[tuple[float, OtlpRecord]] = []
         for k, group in enumerate(groups[1:]):
-            nested = _span(r, (traces, inner, ts), drawn[0])
-            out += [(ts + 0.001 * k, _record(pod, x, nested)) for x in group]
+            nested, nested_at = _placed_span(r, (traces, inner, ts), drawn[0])
+            out += [(nested_at + 0.001 * k, _record(pod, x, nested)) for x in group]
         if groups:
             # the task's own line: first for a one-line task, after the rounds for a checkout
-            at = ts + 0.001 * len(groups[1:]) + (0.05 if len(groups) > 1 else 0.0)
+            at = own_at + 0.001 * len(groups[1:]) + (0.05 if len(groups) > 1 else 0.0)
             out += [(at, _record(pod, x, own)) for x in groups[0]]
         return out
 

@@ -140,7 +140,8 @@ def collector_renderer(
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         draw = occurrence(pod, ts)
-        trace = traces.ids(ask, ts, trace_ids(draw))
+        trace_id, span_id, ts = traces.placed(ask, ts, trace_ids(draw))
+        trace = (trace_id, span_id)
         k = 0
         for said in speech(draw):
             if said.only == STDOUT:
@@ -196,7 +197,7 @@ def _cart_rpc_error(source: PodIdentity, collector: RelayIdentity) -> Sized:
     lines = len(debug_lines(0.0, record(("", "")), collector))
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        trace = traces.ids(ask, ts, trace_ids(occurrence(pod, ts)))
-        out.extend(debug_lines(ts, record(trace), collector))
+        trace_id, span_id, ts = traces.placed(ask, ts, trace_ids(occurrence(pod, ts)))
+        out.extend(debug_lines(ts, record((trace_id, span_id)), collector))
 
     return lines, render

@@ -85,13 +85,16 @@ def proxy_request(  # noqa: PLR0917 - the request hook's arguments, after the co
     pod, traces = logger.pod, logger.traces
     ask: SpanAsk = ("op", scope, error is not None)
 
-    def record(ts: float, r: random.Random) -> OtlpRecord:
+    def record(ts: float, r: random.Random) -> tuple[float, OtlpRecord]:
         path = _path(route_path, r)
         took = int(mean * (0.6 + 0.8 * r.random()))
         remote = f"{pod_ip('load-generator')}:{32768 + int(r.random() * 28000)}"
         upstream = f"{pod_ip(FRONTEND_POD)}:8080"
         sent = 0 if refused else (21 if error is not None else 200 + int(r.random() * 4000))
         received = 0 if method == "GET" else 60 + int(r.random() * 900)
+        request_id = uuid_text(r)
+        port = 40000 + int(r.random() * 20000)
+        trace_id, span_id, ts = traces.placed(ask, ts, trace_ids(r))  # the draws' old order
         body = (
             envoy_access_body(
                 (ts, method, path, status),
@@ -102,18 +105,18 @@ def proxy_request(  # noqa: PLR0917 - the request hook's arguments, after the co
                     took,
                     "-" if refused else str(max(0, took - 1)),
                 ),
-                (USER_AGENT, uuid_text(r)),
+                (USER_AGENT, request_id),
                 (
                     upstream,
                     "frontend",
-                    f"{pod_ip(pod)}:{40000 + int(r.random() * 20000)}",
+                    f"{pod_ip(pod)}:{port}",
                     local,
                     remote,
                 ),
             )
             + "\n"
         )
-        return OtlpRecord(
+        return ts, OtlpRecord(
             service="frontend-proxy",
             pod=pod,
             scope=SCOPE,
@@ -133,12 +136,13 @@ def proxy_request(  # noqa: PLR0917 - the request hook's arguments, after the co
                 ("url.query", s("-")),
                 ("url.template", s("-")),
             ),
-            trace=(*traces.ids(ask, ts, trace_ids(r)), 1),
+            trace=(trace_id, span_id, 1),
         )
 
-    sample = debug_lines(0.0, record(0.0, occurrence(pod, 0.0)), collector)
+    sample = debug_lines(0.0, record(0.0, occurrence(pod, 0.0))[1], collector)
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        out.extend(debug_lines(ts, record(ts, occurrence(pod, ts)), collector))
+        at, made = record(ts, occurrence(pod, ts))
+        out.extend(debug_lines(at, made, collector))
 
     return len(sample), render
