@@ -26,9 +26,12 @@ import importlib.abc, os, signal, sys, time
 
 TRIGGER, ENTRY = sys.argv[1], sys.argv[2]
 sys.argv = ["r2act", *sys.argv[3:]]
-# started as from a terminal, even when the suite itself runs under nohup (whose ignored
-# SIGHUP the program rightly keeps, so the signal would never arrive)
+# started as from a terminal, even when the suite itself runs under nohup or in a shell's
+# background job (which start it with SIGHUP or SIGINT ignored: the program rightly keeps
+# an inherited ignored signal, so it would never arrive)
 signal.signal(signal.SIGHUP, signal.SIG_DFL)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 class Hold(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
