@@ -418,19 +418,7 @@ def _run_lanes(  # noqa: PLR0917 - private, called once
                 process.start()
         for signum in dict.fromkeys(signals):  # arrived before every lane had a pid
             _send(processes, signum)
-        running = set(processes)
-        while running:
-            try:
-                event = events.get(timeout=_POLL_S)
-            except queue.Empty:
-                for name in [n for n in running if not processes[n].is_alive()]:
-                    _lost(name, processes[name], observer, out)
-                    running.discard(name)
-                continue
-            if event[0] == "done":
-                running.discard(event[1])
-            else:
-                _dispatch(event, observer, out)
+        _await_lanes(processes, events, observer, out)
         for process in processes.values():
             process.join()
         # what arrived between the last 'done' and the join
@@ -445,6 +433,28 @@ def _run_lanes(  # noqa: PLR0917 - private, called once
         lane, kind, message = out.errors[0]
         error = SafetyError if kind == "SafetyError" else DataError
         raise error(f"{lane}: {message}")
+
+
+def _await_lanes(
+    processes: dict[str, Any], events: Any, observer: LanesObserver, out: LanesSummary
+) -> None:
+    """Dispatch the lanes' events until each lane said it is done or was found ended
+    without saying so (``_lost``)."""
+    running = set(processes)
+    while running:
+        try:
+            event = events.get(timeout=_POLL_S)
+        except queue.Empty:
+            if ended := {n for n in running if not processes[n].is_alive()}:
+                _drain(events, running, observer, out)
+            for name in sorted(ended & running):
+                _lost(name, processes[name], observer, out)
+                running.discard(name)
+            continue
+        if event[0] == "done":
+            running.discard(event[1])
+        else:
+            _dispatch(event, observer, out)
 
 
 def _dispatch(event: tuple[Any, ...], observer: LanesObserver, out: LanesSummary) -> None:
@@ -469,6 +479,24 @@ def _dispatch(event: tuple[Any, ...], observer: LanesObserver, out: LanesSummary
     elif kind == "error":
         out.errors.append((lane, event[2], event[3]))
         observer.message(f"{lane} stopped: {event[3]}")
+
+
+def _drain(events: Any, running: set[str], observer: LanesObserver, out: LanesSummary) -> None:
+    """Dispatch every event already sent, discarding the lanes that said they are done.
+
+    Called once a lane is seen to have ended: its last events (its ``done`` among them) may
+    have reached the queue after the poll that timed out, and a process that has ended has
+    flushed everything it put (its queue's feeder thread is joined at exit). Only a lane
+    that ended without a ``done`` among them was lost."""
+    while True:
+        try:
+            event = events.get_nowait()
+        except queue.Empty:
+            return
+        if event[0] == "done":
+            running.discard(event[1])
+        else:
+            _dispatch(event, observer, out)
 
 
 def _lost(name: str, process: Any, observer: LanesObserver, out: LanesSummary) -> None:
