@@ -157,6 +157,29 @@ def test_incident_page_log_search_shows_hostile_lines_as_text(demo: DemoRun, tab
     assert tab.errors == []
 
 
+def test_a_search_still_waiting_for_its_pause_does_not_undo_a_later_page_turn(
+    demo: DemoRun, tab: Tab
+) -> None:
+    """Typing starts a 200 ms pause before the search runs; a phase chosen meanwhile runs
+    the search at once, and the page turned after it stays turned when the pause ends."""
+    tab.page.clock.install(time=0)
+    page = tab.open(demo.site / "incidents" / f"{demo.hostile_incident}.html")
+    page.wait_for_selector("#log-rows tr")
+    page.clock.pause_at(1000)
+    page.fill("#log-search", "a")  # its search waits for a 200 ms pause on the page's clock
+    page.select_option("#log-phase", label="during")
+    page.wait_for_function("document.getElementById('log-status').textContent.includes('match')")
+    page.click("#log-next")
+    label = "document.getElementById('log-page').textContent"
+    page.wait_for_function(f"{label}.startsWith('lines 101')")
+    page.clock.run_for(1000)  # the typed search's pause ends
+    page.wait_for_timeout(100)
+    assert page.evaluate(label).startswith("lines 101")
+    phases = set(_column(page, "log-table", 1))
+    assert phases == {"during"}
+    assert tab.errors == []
+
+
 def test_trajectory_page_shows_agent_output_as_text(demo: DemoRun, tab: Tab) -> None:
     page = tab.open(demo.site / "trajectories" / "agent" / f"{demo.agent_incident}.html")
     steps = page.locator("li.step")

@@ -161,7 +161,10 @@
       for (var k = 0; k < chunks.length; k += 1) { list.push(chunk(k)); }
       return Promise.all(list);
     }
-    var state = { page: 0, matches: null };
+    // run/drawn: the latest filter and the latest page drawn; an older one that resolves
+    // late (its chunks still loading) is dropped instead of drawing over a newer one
+    var state = { page: 0, matches: null, run: 0, drawn: 0 };
+    var timer = null;
     var search = document.getElementById("log-search");
     var phase = document.getElementById("log-phase");
     var service = document.getElementById("log-service");
@@ -198,7 +201,9 @@
       }
       var needed = {};
       wanted.forEach(function (w) { needed[w[0]] = true; });
+      var drawing = state.drawn += 1;
       return Promise.all(Object.keys(needed).map(function (k) { return chunk(Number(k)); })).then(function () {
+        if (drawing !== state.drawn) { return; }
         rowsBody.textContent = "";
         var frag = document.createDocumentFragment();
         wanted.forEach(function (w) { frag.appendChild(row(chunks[w[0]], w[1])); });
@@ -206,10 +211,13 @@
       });
     }
     function apply() {
+      clearTimeout(timer);  // a search still waiting for its pause is part of this one
+      var run = state.run += 1;
       state.page = 0;
       if (!filtered()) { state.matches = null; status.textContent = ""; return render(); }
       status.textContent = "searching…";
       return all().then(function () {
+        if (run !== state.run) { return; }
         var needle = search.value.trim().toLowerCase();
         var ph = phase.value === "" ? -1 : Number(phase.value);
         var sv = service.value === "" ? -1 : Number(service.value);
@@ -229,7 +237,6 @@
         return render();
       });
     }
-    var timer = null;
     search.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(apply, 200); });
     [phase, service, errors].forEach(function (c) { c.addEventListener("change", apply); });
     document.getElementById("log-prev").addEventListener("click", function () { if (state.page > 0) { state.page -= 1; render(); } });
