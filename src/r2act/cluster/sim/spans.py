@@ -280,15 +280,24 @@ def _handle(
     return length, outcome
 
 
+def _own_trace(walk: _Walk, flipped: dict[str, str] | None = None) -> _Walk:
+    """A walk for a trace of its own that ``walk`` starts: its upper 64 bits drawn from
+    ``walk``'s generator (seeded by walk's trace id), its lower 64 bits ``walk``'s, so the
+    sampler, which reads only those, keeps it exactly when it keeps ``walk``'s trace; its
+    own generator is seeded by its id."""
+    high = walk.r.getrandbits(64)
+    trace_id = f"{high:016x}{walk.trace_id[16:]}"
+    r = random.Random(int(trace_id, 16))
+    flips = {} if flipped is None else flipped
+    return _Walk(trace_id, walk.scene, walk.edges, walk.tracing, r, walk.shapes, flipped=flips)
+
+
 def _detached(walk: _Walk, caller: str, call: Call, start: float) -> float:
     """A call through a client that injects no trace context: the callee's spans root a
     trace of their own, which shares the request trace's lower 64 bits (as a consumer's
     does, ``_consume``), so it is kept exactly when the request's is. The caller opens no
     span for it. Returns the time (s) at which the caller has its answer."""
-    high = walk.r.getrandbits(64)  # the request trace's generator: seeded by its id
-    trace_id = f"{high:016x}{walk.trace_id[16:]}"
-    own = _Walk(trace_id, walk.scene, walk.edges, walk.tracing, random.Random(int(trace_id, 16)),
-                walk.shapes, flipped=walk.flipped)  # fmt: skip
+    own = _own_trace(walk, walk.flipped)
     took, _ = _call(own, caller, call, "", start)
     walk.spans.extend(own.spans)
     return start + took / 1000.0
@@ -399,10 +408,7 @@ def _consume(walk: _Walk, queue: str, op: str, *, sent: float) -> None:
         view = walk.scene.services.get(consumer)
         if view is None or not view.ready:
             continue
-        high = walk.r.getrandbits(64)  # the producer trace's generator: seeded by its id
-        trace_id = f"{high:016x}{walk.trace_id[16:]}"
-        r = random.Random(int(trace_id, 16))
-        own = _Walk(trace_id, walk.scene, walk.edges, walk.tracing, r, walk.shapes)
+        own = _own_trace(walk)
         own.marks, own.handlers = walk.marks, walk.handlers
         start = sent + QUEUE_LAG_MS / 1000.0
         _handle(own, consumer, op, (), parent="", start=start, extra_ms=view.extra_for(queue))
