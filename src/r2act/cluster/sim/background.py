@@ -216,25 +216,33 @@ def _poisson(u: float, mean: float) -> int:
     return k
 
 
-def _resets_until(seed: int, pod: str, entry: str, lam: float, t: float) -> int:
-    """Resets of the entry's process on the virtual clock from its first drawn block to ``t``."""
-    key = (seed, pod, entry, round(lam, 12))
-    block = math.floor(t / RESET_BLOCK_S)
+def _process(entry: tuple[int, str, str], lam: float, lo: float, hi: float) -> _Resets:
+    """The reset process of ``entry`` (seed, pod, entry), drawn at least over the blocks
+    from ``lo``'s to ``hi``'s."""
+    seed, pod, name = entry
+    key = (seed, pod, name, round(lam, 12))
+    first = math.floor(lo / RESET_BLOCK_S)
     process = _RESETS.get(key)
-    if process is None or block < process.base:
+    if process is None or first < process.base:
         if len(_RESETS) > 4096:
             _RESETS.clear()
-        process = _RESETS[key] = _Resets(lam, block - 48, [], [])
-    while process.base + len(process.times) <= block:
+        process = _RESETS[key] = _Resets(lam, first - 48, [], [])
+    last = math.floor(hi / RESET_BLOCK_S)
+    while process.base + len(process.times) <= last:
         b = process.base + len(process.times)
-        n = _poisson(unit(seed, "conn-reset", pod, entry, b), lam * RESET_BLOCK_S)
+        n = _poisson(unit(seed, "conn-reset", pod, name, b), lam * RESET_BLOCK_S)
         at = sorted(
-            (b + unit(seed, "conn-reset-at", pod, entry, b, i)) * RESET_BLOCK_S for i in range(n)
+            (b + unit(seed, "conn-reset-at", pod, name, b, i)) * RESET_BLOCK_S for i in range(n)
         )
         prior = process.before[-1] + len(process.times[-1]) if process.times else 0
         process.times.append(at)
         process.before.append(prior)
-    index = block - process.base
+    return process
+
+
+def _count(process: _Resets, t: float) -> int:
+    """Resets of a process drawn through ``t``'s block, from its first block to ``t``."""
+    index = math.floor(t / RESET_BLOCK_S) - process.base
     return process.before[index] + bisect_right(process.times[index], t)
 
 
@@ -259,8 +267,28 @@ def connection_resets(
     one draw for the whole campaign, where a real cluster's windows each see their own.
     Each block's count and times are keyed by the block's index, so any window reads the
     same resets whatever was asked first, in one run, on lanes or as shards."""
+    return connection_resets_at(
+        seed, pod, entry, req_rate, started=started, ticks=[now], noise=noise
+    )[0]
+
+
+def connection_resets_at(
+    seed: int,
+    pod: str,
+    entry: str,
+    req_rate: float,
+    *,
+    started: float,
+    ticks: list[float],
+    noise: NoiseLevel,
+) -> list[int]:
+    """``connection_resets`` at each of ``ticks`` (ascending): one stats table's column.
+
+    A table asks for every row at every tick; the process is looked up and drawn once for
+    all its ticks, and the resets before ``started`` counted once, instead of per tick."""
     lam = req_rate * RESET_PER_CONNECTION * NOISE_FACTOR[noise]
-    if lam <= 0 or now <= started:
-        return 0
-    before = _resets_until(seed, pod, entry, lam, started)  # first: it may move the base
-    return _resets_until(seed, pod, entry, lam, now) - before
+    if lam <= 0 or not ticks or max(ticks) <= started:
+        return [0] * len(ticks)
+    process = _process((seed, pod, entry), lam, started, max(ticks))
+    before = _count(process, started)
+    return [_count(process, t) - before if t > started else 0 for t in ticks]
