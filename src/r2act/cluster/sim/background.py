@@ -227,6 +227,13 @@ def _process(entry: tuple[int, str, str], lam: float, lo: float, hi: float) -> _
         if len(_RESETS) > 4096:
             _RESETS.clear()
         process = _RESETS[key] = _Resets(lam, first - 48, [], [])
+    _draw(process, entry, lam, hi)
+    return process
+
+
+def _draw(process: _Resets, entry: tuple[int, str, str], lam: float, hi: float) -> None:
+    """Draw ``process`` on, block by block, through ``hi``'s block."""
+    seed, pod, name = entry
     last = math.floor(hi / RESET_BLOCK_S)
     while process.base + len(process.times) <= last:
         b = process.base + len(process.times)
@@ -237,7 +244,6 @@ def _process(entry: tuple[int, str, str], lam: float, lo: float, hi: float) -> _
         prior = process.before[-1] + len(process.times[-1]) if process.times else 0
         process.times.append(at)
         process.before.append(prior)
-    return process
 
 
 def _count(process: _Resets, t: float) -> int:
@@ -267,36 +273,42 @@ def connection_resets(
     one draw for the whole campaign, where a real cluster's windows each see their own.
     Each block's count and times are keyed by the block's index, so any window reads the
     same resets whatever was asked first, in one run, on lanes or as shards."""
-    return connection_resets_at(
-        seed, pod, entry, req_rate, started=started, ticks=[now], noise=noise
-    )[0]
+    return ResetColumn(seed, pod, entry, req_rate, noise).at(started, [now])[0]
 
 
-def connection_resets_at(
-    seed: int,
-    pod: str,
-    entry: str,
-    req_rate: float,
-    *,
-    started: float,
-    ticks: list[float],
-    noise: NoiseLevel,
-) -> list[int]:
-    """``connection_resets`` at each of ``ticks`` (ascending): one stats table's column.
+class ResetColumn:
+    """One request entry's ``connection_resets``, asked table after table.
 
-    A table asks for every row at every tick; the process is looked up and drawn once for
-    all its ticks, and the resets before ``started`` counted once, instead of per tick."""
-    lam = req_rate * RESET_PER_CONNECTION * NOISE_FACTOR[noise]
-    if lam <= 0 or not ticks or max(ticks) <= started:
-        return [0] * len(ticks)
-    hi = max(ticks)
-    process = _process((seed, pod, entry), lam, started, hi)
-    before = _count(process, started)
-    block = math.floor(min(ticks) / RESET_BLOCK_S)
-    if block == math.floor(hi / RESET_BLOCK_S):
-        # A table's ticks (seconds apart) nearly always share one hour-long block: count
-        # in its sorted times directly, as ``_count`` would per tick.
-        times = process.times[block - process.base]
-        prior = process.before[block - process.base] - before
-        return [prior + bisect_right(times, t) if t > started else 0 for t in ticks]
-    return [_count(process, t) - before if t > started else 0 for t in ticks]
+    A stats table asks for every entry at every tick, and the tables of one stretch of the
+    history come one after another: the process is looked up once per column, the resets
+    before the load generator's start counted once per start, and the ticks of a table
+    (seconds apart, nearly always inside one hour-long block) counted in that block's
+    sorted times directly. The counts are ``connection_resets``'s, whatever was asked
+    before: the process's draws are keyed, so holding it changes no count."""
+
+    def __init__(self, seed: int, pod: str, entry: str, req_rate: float, noise: NoiseLevel) -> None:
+        self.entry = (seed, pod, entry)
+        self.lam = req_rate * RESET_PER_CONNECTION * NOISE_FACTOR[noise]
+        self._process: _Resets | None = None
+        self._started = -math.inf
+        self._before = 0
+        """Resets of ``_process`` up to ``_started``."""
+
+    def at(self, started: float, ticks: list[float]) -> list[int]:
+        """Resets from ``started`` to each of ``ticks`` (zero at a tick not after it)."""
+        if self.lam <= 0 or not ticks or max(ticks) <= started:
+            return [0] * len(ticks)
+        hi = max(ticks)
+        process = self._process
+        if process is None or started != self._started:
+            process = self._process = _process(self.entry, self.lam, started, hi)
+            self._started, self._before = started, _count(process, started)
+        else:
+            _draw(process, self.entry, self.lam, hi)
+        before = self._before
+        block = math.floor(min(ticks) / RESET_BLOCK_S)
+        if block == math.floor(hi / RESET_BLOCK_S):
+            times = process.times[block - process.base]
+            prior = process.before[block - process.base] - before
+            return [prior + bisect_right(times, t) if t > started else 0 for t in ticks]
+        return [_count(process, t) - before if t > started else 0 for t in ticks]

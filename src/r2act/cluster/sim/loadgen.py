@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from itertools import pairwise
 from typing import NamedTuple
 
-from r2act.cluster.sim.background import connection_resets_at
+from r2act.cluster.sim.background import ResetColumn
 from r2act.cluster.sim.scene import RouteView, Scene
 from r2act.cluster.sim.state import FailedLoad, SimState
 from r2act.cluster.sim.texts import LOCUST_HEADER, T
@@ -153,8 +153,8 @@ class _Entry(NamedTuple):
     """The route it belongs to (``failed`` counts per route)."""
     share: int
     """How many entries the route's ``*`` expands to (each counts its share)."""
-    entry: str
-    """``METHOD name``: the key of its connection-reset process."""
+    resets: ResetColumn
+    """Its connection resets (keyed by ``METHOD name``)."""
     latency: float
     prefix: str
     suffix: str
@@ -167,6 +167,8 @@ class _Entries(NamedTuple):
     rows: list[_Entry]
     rate_all: float
     fail_now: float
+    noise: NoiseLevel
+    """The scene's noise level the reset columns were made for."""
 
 
 _LAST: dict[str, tuple[PodIdentity, dict[str, RouteView], _Entries]] = {}
@@ -181,7 +183,12 @@ reused address; nothing mutates a scene's routes after ``build_scene``."""
 def _entries(logger: PodIdentity, scene: Scene) -> _Entries:
     """The table's entries in ``scene`` (memoised on the last logger and routes)."""
     last = _LAST.get(logger.pod)
-    if last is not None and last[0] is logger and last[1] is scene.routes:
+    if (
+        last is not None
+        and last[0] is logger
+        and last[1] is scene.routes
+        and last[2].noise == scene.noise
+    ):
         return last[2]
     rows: list[tuple[str, str, float, float, float, str, int]] = []
     ids = system_of(logger.topology).path_ids
@@ -202,19 +209,23 @@ def _entries(logger: PodIdentity, scene: Scene) -> _Entries:
     # The Aggregated row's current rates are the totals' (StatsEntry of the total, fed every
     # request), so its failures/s is the sum of the routes' now, not a cumulative ratio.
     fail_now = sum(r[2] * r[3] for r in rows) / rate_all if rate_all else 0.0
+    # Fresh connections per request reset now and then (``background.connection_resets``);
+    # with kept-alive connections there is no churn to reset.
+    churn = scene.noise if not logger.topology.load_connection_reuse else NoiseLevel.NONE
+    pod = logger.pod
     entries = [
         _Entry(
             rate,
             rate * fail,
             scope,
             share,
-            f"{method} {name}",
+            ResetColumn(logger.seed, pod, f"{method} {name}", rate, churn),
             latency,
             *_row_ends(method, name, latency, rate, fail),
         )
         for method, name, rate, fail, latency, scope, share in rows
     ]
-    found = _Entries(entries, rate_all, fail_now)
+    found = _Entries(entries, rate_all, fail_now, scene.noise)
     if len(_LAST) > 64:
         _LAST.clear()
     _LAST[logger.pod] = (logger, scene.routes, found)
@@ -243,9 +254,6 @@ def locust_table(
         return
     table = _entries(logger, scene)
     pod, container, app = logger.pod, logger.container, logger.app
-    # Fresh connections per request reset now and then (``background.connection_resets``);
-    # with kept-alive connections there is no churn to reset.
-    churn = scene.noise if not logger.topology.load_connection_reuse else NoiseLevel.NONE
     first = ticks[0] if ticks else started
     before = failed(started, first)
     # Per entry, what is the same at every tick (the failures before the first, the resets
@@ -258,9 +266,7 @@ def locust_table(
             e.prefix,
             e.suffix,
             before.get(e.scope, 0.0) / e.share,
-            connection_resets_at(
-                logger.seed, pod, e.entry, e.rate, started=started, ticks=ticks, noise=churn
-            ),
+            e.resets.at(started, ticks),
         )
         for e in table.rows
     ]
