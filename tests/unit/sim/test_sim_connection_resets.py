@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from r2act.cluster.sim import SimulatedCluster
-from r2act.cluster.sim.background import NOISE_FACTOR, RESET_PER_CONNECTION, connection_resets
+from r2act.cluster.sim.background import (
+    NOISE_FACTOR,
+    RESET_PER_CONNECTION,
+    ResetColumn,
+    connection_resets,
+)
 from r2act.schema import NoiseLevel, TimeWindow, Topology
 from r2act.systems import ONLINE_BOUTIQUE
 
@@ -58,6 +63,28 @@ def test_resets_follow_their_rate_and_never_count_down() -> None:
     # One process on the clock: a longer stretch is the sum of its parts.
     earlier = T0 - 5e5
     assert _resets(6e5, start=earlier) == _resets(5e5, start=earlier) + _resets(1e5)
+
+
+def test_a_column_asked_table_after_table_reads_the_one_off_counts() -> None:
+    """A stats table's reset column (one process held, the count before the start kept)
+    gives each tick the count ``connection_resets`` gives it alone, across block edges, a
+    restart of the load generator, and ticks before its start. A rate this high makes
+    resets in most 10 s tables, so the in-block counting is exercised, not only zeros."""
+    rate, noise = 5e3, NoiseLevel.HEAVY
+    column = ResetColumn(7, "lg", "GET /x", rate, noise)
+    starts = [T0, T0, T0 + 7_000.0, T0 + 7_000.0, T0 - 3e5]
+    edge = (int(T0 / 3_600) + 2) * 3_600.0  # a block boundary inside one table
+    tables = [[edge - 4, edge - 2, edge, edge + 2, edge + 4]]
+    tables += [[T0 + k * 2.0 for k in range(-2, 3)], [T0 + 7_000.0 + k for k in (-4, -2, 0, 8)]]
+    tables += [[T0 + 40_000.0 + 2.0 * k for k in range(5)], [T0 + 90_000.0, T0 + 90_002.0]]
+    for started, ticks in zip(starts, tables, strict=True):
+        one_off = [
+            connection_resets(7, "lg", "GET /x", rate, started=started, now=t, noise=noise)
+            for t in ticks
+        ]
+        assert column.at(started, ticks) == one_off
+    assert column.at(T0, [T0 + 40_000.0])[0] > 0
+    assert ResetColumn(7, "lg", "GET /x", rate, NoiseLevel.NONE).at(T0, [T0 + 9e5]) == [0]
 
 
 def test_windows_at_different_clock_times_see_their_own_resets() -> None:

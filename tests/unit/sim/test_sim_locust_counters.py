@@ -7,12 +7,17 @@ windows of an incident and past the history's pruning (``loadgen.settle`` keeps 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
 
 from r2act.cluster.sim import SimulatedCluster
+from r2act.cluster.sim.loadgen import locust_table
+from r2act.cluster.sim.scene import RouteView, Scene
 from r2act.cluster.sim.state import RETENTION_S
-from r2act.schema import PLAN_ADAPTER, NoiseLevel, TimeWindow
+from r2act.schema import PLAN_ADAPTER, LogLine, NoiseLevel, TimeWindow, Topology
+from r2act.systems import ONLINE_BOUTIQUE
+from r2act.systems.render import NO_TRACES, TraceIds
 
 from .conftest import DURING_S, NO_GLITCHES, SETTLE_S, chaos, incident
 
@@ -95,3 +100,50 @@ def test_the_counters_outlive_the_pruned_history(tmp_path: Path) -> None:
     # A reopened cluster (another process) reads the same counters from the saved state.
     again = SimulatedCluster(tmp_path, users=27, glitches=NO_GLITCHES, noise=NoiseLevel.REALISTIC)
     assert _tables(again, TimeWindow(now - 30.0, now)) == later
+
+
+@dataclass
+class _Logger:
+    """A load-generator pod as ``locust_table`` reads it (``render.PodIdentity``)."""
+
+    topology: Topology = ONLINE_BOUTIQUE
+    pod: str = "loadgenerator-0"
+    app: str = "loadgenerator"
+    container: str = "main"
+    seed: int = 3
+    sessions: list[str] = field(default_factory=list)
+    route_ms: dict[str, float] = field(default_factory=dict)
+    node: str = "0" * 12
+    traces: TraceIds = NO_TRACES
+
+
+def _scene(rate: float, fail: float, noise: NoiseLevel) -> Scene:
+    routes = {r.scope: RouteView(rate=rate, fail=fail) for r in ONLINE_BOUTIQUE.routes}
+    return Scene(
+        t=0.0, services={}, routes=routes, received={}, served={}, call_errors={},
+        timelines={}, noise=noise,
+    )  # fmt: skip
+
+
+def _table(logger: _Logger, scene: Scene, ticks: list[float]) -> list[str]:
+    out: list[LogLine] = []
+    locust_table(logger, scene, ticks, 1e9, out, failed=lambda _s, _t: {"/": 40.0})
+    return [line.line for line in out]
+
+
+def test_a_table_follows_its_scene_whatever_came_before() -> None:
+    """A table reuses the entries of the previous piece of its stretch (same logger, same
+    scene's routes); one in another scene, at another noise level, or of a restarted load
+    generator prints what a first table would."""
+    logger = _Logger()
+    calm, failing = _scene(2.0, 0.0, NoiseLevel.HEAVY), _scene(30.0, 0.4, NoiseLevel.HEAVY)
+    quiet = replace(failing, noise=NoiseLevel.NONE)
+    ticks = [1e9 + 5e4 + 2.0 * k for k in range(5)]
+    later = [t + 10.0 for t in ticks]
+    asked = [(calm, ticks), (replace(calm, t=1.0), later), (failing, later), (quiet, later)]
+    tables = [_table(logger, scene, at) for scene, at in asked]
+    assert tables == [_table(_Logger(), scene, at) for scene, at in asked]  # fresh: no memo
+    assert len({tuple(t) for t in tables}) == 4
+    assert tables[2] != tables[3]  # the resets at HEAVY are not those at NONE
+    restarted = _Logger(pod="loadgenerator-1")
+    assert _table(restarted, failing, later) != tables[2]  # another pod: its own resets

@@ -216,25 +216,39 @@ def _poisson(u: float, mean: float) -> int:
     return k
 
 
-def _resets_until(seed: int, pod: str, entry: str, lam: float, t: float) -> int:
-    """Resets of the entry's process on the virtual clock from its first drawn block to ``t``."""
-    key = (seed, pod, entry, round(lam, 12))
-    block = math.floor(t / RESET_BLOCK_S)
+def _process(entry: tuple[int, str, str], lam: float, lo: float, hi: float) -> _Resets:
+    """The reset process of ``entry`` (seed, pod, entry), drawn at least over the blocks
+    from ``lo``'s to ``hi``'s."""
+    seed, pod, name = entry
+    key = (seed, pod, name, round(lam, 12))
+    first = math.floor(lo / RESET_BLOCK_S)
     process = _RESETS.get(key)
-    if process is None or block < process.base:
+    if process is None or first < process.base:
         if len(_RESETS) > 4096:
             _RESETS.clear()
-        process = _RESETS[key] = _Resets(lam, block - 48, [], [])
-    while process.base + len(process.times) <= block:
+        process = _RESETS[key] = _Resets(lam, first - 48, [], [])
+    _draw(process, entry, lam, hi)
+    return process
+
+
+def _draw(process: _Resets, entry: tuple[int, str, str], lam: float, hi: float) -> None:
+    """Draw ``process`` on, block by block, through ``hi``'s block."""
+    seed, pod, name = entry
+    last = math.floor(hi / RESET_BLOCK_S)
+    while process.base + len(process.times) <= last:
         b = process.base + len(process.times)
-        n = _poisson(unit(seed, "conn-reset", pod, entry, b), lam * RESET_BLOCK_S)
+        n = _poisson(unit(seed, "conn-reset", pod, name, b), lam * RESET_BLOCK_S)
         at = sorted(
-            (b + unit(seed, "conn-reset-at", pod, entry, b, i)) * RESET_BLOCK_S for i in range(n)
+            (b + unit(seed, "conn-reset-at", pod, name, b, i)) * RESET_BLOCK_S for i in range(n)
         )
         prior = process.before[-1] + len(process.times[-1]) if process.times else 0
         process.times.append(at)
         process.before.append(prior)
-    index = block - process.base
+
+
+def _count(process: _Resets, t: float) -> int:
+    """Resets of a process drawn through ``t``'s block, from its first block to ``t``."""
+    index = math.floor(t / RESET_BLOCK_S) - process.base
     return process.before[index] + bisect_right(process.times[index], t)
 
 
@@ -259,8 +273,42 @@ def connection_resets(
     one draw for the whole campaign, where a real cluster's windows each see their own.
     Each block's count and times are keyed by the block's index, so any window reads the
     same resets whatever was asked first, in one run, on lanes or as shards."""
-    lam = req_rate * RESET_PER_CONNECTION * NOISE_FACTOR[noise]
-    if lam <= 0 or now <= started:
-        return 0
-    before = _resets_until(seed, pod, entry, lam, started)  # first: it may move the base
-    return _resets_until(seed, pod, entry, lam, now) - before
+    return ResetColumn(seed, pod, entry, req_rate, noise).at(started, [now])[0]
+
+
+class ResetColumn:
+    """One request entry's ``connection_resets``, asked table after table.
+
+    A stats table asks for every entry at every tick, and the tables of one stretch of the
+    history come one after another: the process is looked up once per column, the resets
+    before the load generator's start counted once per start, and the ticks of a table
+    (seconds apart, nearly always inside one hour-long block) counted in that block's
+    sorted times directly. The counts are ``connection_resets``'s, whatever was asked
+    before: the process's draws are keyed, so holding it changes no count."""
+
+    def __init__(self, seed: int, pod: str, entry: str, req_rate: float, noise: NoiseLevel) -> None:
+        self.entry = (seed, pod, entry)
+        self.lam = req_rate * RESET_PER_CONNECTION * NOISE_FACTOR[noise]
+        self._process: _Resets | None = None
+        self._started = -math.inf
+        self._before = 0
+        """Resets of ``_process`` up to ``_started``."""
+
+    def at(self, started: float, ticks: list[float]) -> list[int]:
+        """Resets from ``started`` to each of ``ticks`` (zero at a tick not after it)."""
+        if self.lam <= 0 or not ticks or max(ticks) <= started:
+            return [0] * len(ticks)
+        hi = max(ticks)
+        process = self._process
+        if process is None or started != self._started:
+            process = self._process = _process(self.entry, self.lam, started, hi)
+            self._started, self._before = started, _count(process, started)
+        else:
+            _draw(process, self.entry, self.lam, hi)
+        before = self._before
+        block = math.floor(min(ticks) / RESET_BLOCK_S)
+        if block == math.floor(hi / RESET_BLOCK_S):
+            times = process.times[block - process.base]
+            prior = process.before[block - process.base] - before
+            return [prior + bisect_right(times, t) if t > started else 0 for t in ticks]
+        return [_count(process, t) - before if t > started else 0 for t in ticks]

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from itertools import pairwise
+from typing import NamedTuple
 
-from r2act.cluster.sim.background import connection_resets
-from r2act.cluster.sim.scene import Scene
+from r2act.cluster.sim.background import ResetColumn
+from r2act.cluster.sim.scene import RouteView, Scene
 from r2act.cluster.sim.state import FailedLoad, SimState
 from r2act.cluster.sim.texts import LOCUST_HEADER, T
 from r2act.schema import LogLine, NoiseLevel
@@ -141,6 +142,96 @@ _HEADER = LOCUST_HEADER
 _SEP = "|".join("-" * w for w in (8, _NAME_W, 7, 13, 7, 7, 7, 7, 8, 11))
 
 
+class _Entry(NamedTuple):
+    """One request entry's row of a stats table, all but its counters."""
+
+    rate: float
+    """Requests per second the users send it."""
+    rate_fail: float
+    """Of those, failed per second now."""
+    scope: str
+    """The route it belongs to (``failed`` counts per route)."""
+    share: int
+    """How many entries the route's ``*`` expands to (each counts its share)."""
+    resets: ResetColumn
+    """Its connection resets (keyed by ``METHOD name``)."""
+    latency: float
+    prefix: str
+    suffix: str
+
+
+class _Entries(NamedTuple):
+    """A stats table's entries in a scene, sorted as Locust prints them, and the
+    Aggregated row's current rates."""
+
+    rows: list[_Entry]
+    rate_all: float
+    fail_now: float
+    noise: NoiseLevel
+    """The scene's noise level the reset columns were made for."""
+
+
+_LAST: dict[str, tuple[PodIdentity, dict[str, RouteView], _Entries]] = {}
+"""Per load-generator pod, its last table's entries, with the logger and the scene's routes
+they were made from.
+Consecutive bucket pieces of one stretch share the stretch's scene (``scene_at`` copies it
+per instant, routes included by reference) and so print the same entries: only their
+counters differ. The objects are kept, not their ids, so an identity match cannot be a
+reused address; nothing mutates a scene's routes after ``build_scene``."""
+
+
+def _entries(logger: PodIdentity, scene: Scene) -> _Entries:
+    """The table's entries in ``scene`` (memoised on the last logger and routes)."""
+    last = _LAST.get(logger.pod)
+    if (
+        last is not None
+        and last[0] is logger
+        and last[1] is scene.routes
+        and last[2].noise == scene.noise
+    ):
+        return last[2]
+    rows: list[tuple[str, str, float, float, float, str, int]] = []
+    ids = system_of(logger.topology).path_ids
+    for route in logger.topology.routes:
+        view = scene.routes.get(route.scope)
+        if view is None:
+            continue
+        latency = logger.route_ms.get(route.scope, 20.0) + view.extra_ms
+        if route.path.endswith("*") and ids:
+            for value in ids:
+                name = route.path[:-1] + value
+                row = (route.method, name, view.rate / len(ids), view.fail, latency)
+                rows.append((*row, route.scope, len(ids)))
+        else:
+            rows.append((route.method, route.path, view.rate, view.fail, latency, route.scope, 1))
+    rows.sort(key=lambda row: (row[1], row[0]))  # stats.entries sorted by (name, method)
+    rate_all = sum(r[2] for r in rows)
+    # The Aggregated row's current rates are the totals' (StatsEntry of the total, fed every
+    # request), so its failures/s is the sum of the routes' now, not a cumulative ratio.
+    fail_now = sum(r[2] * r[3] for r in rows) / rate_all if rate_all else 0.0
+    # Fresh connections per request reset now and then (``background.connection_resets``);
+    # with kept-alive connections there is no churn to reset.
+    churn = scene.noise if not logger.topology.load_connection_reuse else NoiseLevel.NONE
+    pod = logger.pod
+    entries = [
+        _Entry(
+            rate,
+            rate * fail,
+            scope,
+            share,
+            ResetColumn(logger.seed, pod, f"{method} {name}", rate, churn),
+            latency,
+            *_row_ends(method, name, latency, rate, fail),
+        )
+        for method, name, rate, fail, latency, scope, share in rows
+    ]
+    found = _Entries(entries, rate_all, fail_now, scene.noise)
+    if len(_LAST) > 64:
+        _LAST.clear()
+    _LAST[logger.pod] = (logger, scene.routes, found)
+    return found
+
+
 def locust_table(
     logger: PodIdentity,
     scene: Scene,
@@ -161,64 +252,42 @@ def locust_table(
     ``ticks`` lie in one stretch of the history, whose scene is ``scene``."""
     if not on_console(logger):
         return
-    rows: list[tuple[str, str, float, float, float, str, int]] = []
-    ids = system_of(logger.topology).path_ids
-    for route in logger.topology.routes:
-        view = scene.routes.get(route.scope)
-        if view is None:
-            continue
-        latency = logger.route_ms.get(route.scope, 20.0) + view.extra_ms
-        if route.path.endswith("*") and ids:
-            for value in ids:
-                name = route.path[:-1] + value
-                row = (route.method, name, view.rate / len(ids), view.fail, latency)
-                rows.append((*row, route.scope, len(ids)))
-        else:
-            rows.append((route.method, route.path, view.rate, view.fail, latency, route.scope, 1))
-    rows.sort(key=lambda row: (row[1], row[0]))  # stats.entries sorted by (name, method)
+    table = _entries(logger, scene)
     pod, container, app = logger.pod, logger.container, logger.app
-    rate_all = sum(r[2] for r in rows)
-    # The Aggregated row's current rates are the totals' (StatsEntry of the total, fed every
-    # request), so its failures/s is the sum of the routes' now, not a cumulative ratio.
-    fail_now = sum(r[2] * r[3] for r in rows) / rate_all if rate_all else 0.0
-    # Per route, only the counters change from tick to tick: the row's ends are made once.
-    fixed = [
-        (
-            rate,
-            rate * fail,
-            latency,
-            f"{method} {name}",
-            scope,
-            share,
-            *_row_ends(method, name, latency, rate, fail),
-        )
-        for method, name, rate, fail, latency, scope, share in rows
-    ]
-    # Fresh connections per request reset now and then (``background.connection_resets``);
-    # with kept-alive connections there is no churn to reset.
-    churn = scene.noise if not logger.topology.load_connection_reuse else NoiseLevel.NONE
     first = ticks[0] if ticks else started
     before = failed(started, first)
-    for ts in ticks:
+    # Per entry, what is the same at every tick (the failures before the first, the resets
+    # column) is computed once for the table.
+    columns = [
+        (
+            e.rate,
+            e.rate_fail,
+            e.latency,
+            e.prefix,
+            e.suffix,
+            before.get(e.scope, 0.0) / e.share,
+            e.resets.at(started, ticks),
+        )
+        for e in table.rows
+    ]
+    for i, ts in enumerate(ticks):
         elapsed = max(1.0, ts - started)
         since = max(0.0, ts - max(first, started))
         text = [_HEADER, _SEP]
         total_reqs = total_fails = 0
         weighted = 0.0
-        for rate, rate_fail, latency, entry, scope, share, prefix, suffix in fixed:
+        for rate, rate_fail, latency, prefix, suffix, settled, resets in columns:
             reqs = int(rate * elapsed)
-            reset = connection_resets(
-                logger.seed, pod, entry, rate, started=started, now=ts, noise=churn
-            )
-            failures = before.get(scope, 0.0) / share + rate_fail * since
-            fails = min(reqs, int(failures) + reset)
+            fails = min(reqs, int(settled + rate_fail * since) + resets[i])
             total_reqs += reqs
             total_fails += fails
             weighted += latency * reqs
-            text.append(f"{prefix}{reqs:>7d} {_fails(fails, reqs)}{suffix}")
+            # ``_fails`` inlined: this line runs once per row per tick.
+            cell = f"{fails}({100.0 * fails / reqs if reqs else 0.0:.2f}%)"
+            text.append(f"{prefix}{reqs:>7d} {cell:>12}{suffix}")
         text.append(_SEP)
         avg = weighted / total_reqs if total_reqs else 0.0
-        prefix, suffix = _row_ends("", "Aggregated", avg, rate_all, fail_now)
+        prefix, suffix = _row_ends("", "Aggregated", avg, table.rate_all, table.fail_now)
         text.append(f"{prefix}{total_reqs:>7d} {_fails(total_fails, total_reqs)}{suffix}")
         text.append("")
         out += [new(LogLine, (ts, pod, container, app, line)) for line in text]

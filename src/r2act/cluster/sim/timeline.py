@@ -99,14 +99,20 @@ class PodTimeline:
     """Intervals with the container dead, waiting out its restart back-off."""
     namespace: str = "default"
 
+    # The predicates below are asked per pod per metric step and per scene; most pods have
+    # no fault, restart or down interval, so each first checks for an empty list (a
+    # generator costs more than the test) and none builds a list it then scans.
+
     def ready(self, t: float) -> bool:
         """Exists, started and not in a down interval."""
         if not self.pod.exists(t) or t < self.pod.ready_at:
             return False
-        return not any(s <= t < e for s, e in self.down)
+        return not self.down or not any(s <= t < e for s, e in self.down)
 
     def restart_count(self, t: float) -> int:
         """Container restarts up to ``t``."""
+        if not self.restarts:
+            return 0
         return sum(1 for ts, _ in self.restarts if ts <= t)
 
     def last_reason(self, t: float) -> str | None:
@@ -116,11 +122,14 @@ class PodTimeline:
 
     def waiting(self, t: float) -> bool:
         """The container is dead, waiting out its restart back-off."""
-        return any(s <= t < e for s, e in self.crashed)
+        return bool(self.crashed) and any(s <= t < e for s, e in self.crashed)
 
     def paused(self, t: float) -> bool:
         """Running the pause image of a pod-failure (no output of its own)."""
-        return any(s <= t < e for s, e in self.pauses())
+        for a in self.faults:  # the intervals of ``pauses``, without building them
+            if a.fault.effect == "pod_failure" and a.start <= t < a.stop + 1.0:
+                return True
+        return False
 
     def pauses(self) -> list[tuple[float, float]]:
         """Intervals [s, e) running the pause image: a pod-failure and the second after it."""
@@ -136,6 +145,8 @@ class PodTimeline:
 
     def active(self, t: float, effect: str) -> list[ActiveFault]:
         """Faults of one effect acting on the pod at ``t``."""
+        if not self.faults:
+            return []
         return [a for a in self.faults if a.fault.effect == effect and a.start <= t < a.end]
 
 
