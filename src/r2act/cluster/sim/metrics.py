@@ -171,6 +171,8 @@ class MetricSource:
         self.service_ms = service_ms(topology)
         self.container = {d.name: d.main.name for d in topology.deployments}
         self._phase: dict[tuple[str, str], int] = {}
+        self._derived: dict[tuple[int, LabelKey], tuple[dict[str, str], dict[str, str]]] = {}
+        self._deployments: dict[str, dict[str, str]] = {}
 
     def series(
         self,
@@ -189,6 +191,7 @@ class MetricSource:
         steps = [t for t in steps if not any(a <= t < b for a, b in gaps)]
         scenes = [scene_at(t) for t in steps]  # one per step, shared by every query
         pods_at = [_scraped(scene) for scene in scenes]
+        self._derived = {}
         for name, promql in queries.items():
             query = parse_query(promql)
             if query is None:
@@ -205,8 +208,9 @@ class MetricSource:
                     known = pods.get(id(labels))
                     if known is not None and known[0] is labels:  # a pod's own labels
                         keep, key = known[1], known[2]
-                    else:
+                    else:  # labels of their own (``_with``, ``_deployment``): matched once
                         keep, key = _keep(labels, query.matchers), tuple(sorted(labels.items()))
+                        pods[id(labels)] = (labels, keep, key)  # holds it: the id stays its own
                     if keep:
                         found = points.get(key)
                         if found is None:
@@ -263,6 +267,16 @@ class MetricSource:
                 noise = 1.0 if plain else self._noise(metric, pod.name, t)
                 out.append((labels, value * noise))
         return out
+
+    def _with(self, labels: dict[str, str], *extra: tuple[str, str]) -> dict[str, str]:
+        """``labels`` and ``extra`` (a ``reason``, a ``phase``...), the same dict at every step
+        of a range query, so that ``series`` matches and sorts it once, not once per sample.
+        Keyed by the id of ``labels``, which the entry keeps alive: no other dict gets it."""
+        key = (id(labels), extra)
+        found = self._derived.get(key)
+        if found is None:
+            found = self._derived[key] = (labels, {**labels, **dict(extra)})
+        return found[1]
 
     def _image(self, line: PodTimeline, t: float) -> str:
         return PAUSE_IMAGE if line.paused(t) else line.facts.image
@@ -441,27 +455,27 @@ class MetricSource:
         if metric in ("kube_pod_container_status_ready", "kube_pod_status_ready"):
             if metric == "kube_pod_status_ready":
                 ready = "true" if line.ready(t) else "false"
-                return [({**labels, "condition": c}, float(c == ready)) for c in CONDITIONS]
+                return [
+                    (self._with(labels, ("condition", c)), float(c == ready)) for c in CONDITIONS
+                ]
             return float(line.ready(t))
         if metric == "kube_pod_container_status_last_terminated_reason":
             reason = line.last_reason(t)
-            return None if reason is None else [({**labels, "reason": reason}, 1.0)]
+            return None if reason is None else [(self._with(labels, ("reason", reason)), 1.0)]
         if metric == "kube_pod_container_status_waiting_reason":
             if not now.waiting:
                 return None
-            return [({**labels, "reason": "CrashLoopBackOff"}, 1.0)]
+            return [(self._with(labels, ("reason", "CrashLoopBackOff")), 1.0)]
         if metric in ("kube_pod_container_resource_limits", "kube_pod_container_resource_requests"):
             limits = metric.endswith("limits")
             mem = float(pod.memory_limit if limits else self.requests.get(app, 0))
             cpu = (self.cpu_limit if limits else self.cpu_request).get(app, 0.1)
+            memory = self._with(labels, ("resource", "memory"), ("unit", "byte"))
             if limits and app in self.cpu_unlimited:  # kube-state-metrics: no series
-                return [({**labels, "resource": "memory", "unit": "byte"}, mem)]
-            return [
-                ({**labels, "resource": "memory", "unit": "byte"}, mem),
-                ({**labels, "resource": "cpu", "unit": "core"}, cpu),
-            ]
+                return [(memory, mem)]
+            return [(memory, mem), (self._with(labels, ("resource", "cpu"), ("unit", "core")), cpu)]
         if metric == "kube_pod_status_phase":
-            return [({**labels, "phase": p}, float(p == "Running")) for p in PHASES]
+            return [(self._with(labels, ("phase", p)), float(p == "Running")) for p in PHASES]
         return None
 
     def _deployment(self, metric: str, scene: Scene, replicas: Mapping[str, int]) -> list[Sample]:
@@ -470,7 +484,9 @@ class MetricSource:
             return []
         out: list[Sample] = []
         for name, view in scene.services.items():
-            labels = {"namespace": self.namespace, "deployment": name}
+            labels = self._deployments.get(name)  # one dict per deployment (see ``_with``)
+            if labels is None:
+                labels = self._deployments[name] = {"namespace": self.namespace, "deployment": name}
             desired = float(replicas.get(name, len(view.pods)))
             out.append((labels, value_of(len(view.ready), len(view.pods), desired)))
         return out
