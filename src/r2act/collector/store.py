@@ -24,6 +24,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
@@ -334,19 +335,30 @@ def write_events(path: Path, events: Iterable[KubeEvent]) -> int:
 
 
 def write_metrics(path: Path, series: Iterable[MetricSeries]) -> int:
-    """Write metric series to Parquet in long format; returns the number of points."""
+    """Write metric series to Parquet in long format; returns the number of points.
+
+    A series' query and labels repeat on each of its rows: they are converted to Arrow once
+    per series and repeated by ``take`` (the columns stay plain strings, so the file is the
+    one a column built row by row gives), not converted once per row."""
     ts: list[float] = []
+    value: list[float] = []
     query: list[str] = []
     labels: list[str] = []
-    value: list[float] = []
+    sizes: list[int] = []
     for one in series:
-        encoded = json.dumps(one.labels, sort_keys=True)
-        n = len(one.points)
-        query.extend([one.query] * n)
-        labels.extend([encoded] * n)
+        query.append(one.query)
+        labels.append(json.dumps(one.labels, sort_keys=True))
+        sizes.append(len(one.points))
         ts.extend(map(_FIRST, one.points))
         value.extend(map(_SECOND, one.points))
-    table = pa.table({"ts": ts, "query": query, "labels": labels, "value": value}, METRICS_SCHEMA)
+    rows = pa.array(np.repeat(np.arange(len(sizes), dtype=np.int64), sizes))
+    columns = {
+        "ts": ts,
+        "query": pa.array(query, pa.string()).take(rows),
+        "labels": pa.array(labels, pa.string()).take(rows),
+        "value": value,
+    }
+    table = pa.table(columns, METRICS_SCHEMA)
     with atomic_file(path) as handle:
         pq.write_table(table, handle, compression="zstd")
     return len(ts)

@@ -7,6 +7,7 @@ import gzip
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import zstandard
@@ -136,6 +137,49 @@ def test_metrics_are_long_format_with_sorted_label_json(tmp_path: Path) -> None:
         "value": 0.5,
     }
     assert [r["query"] for r in rows] == ["cpu", "cpu", "mem"]
+
+
+def test_metric_rows_keep_their_series_labels_around_a_series_without_points(
+    tmp_path: Path,
+) -> None:
+    series = [
+        MetricSeries("cpu", {"pod": "a"}, [(1.0, 0.5), (2.0, 0.6)]),
+        MetricSeries("cpu", {"pod": "gone"}, []),
+        MetricSeries("mem", {"pod": "b"}, [(1.0, 1e6)]),
+    ]
+    path = tmp_path / "metrics.parquet"
+    assert store.write_metrics(path, series) == 3
+    table = pq.read_table(path)
+    assert [(r["query"], r["labels"], r["ts"]) for r in table.to_pylist()] == [
+        ("cpu", '{"pod": "a"}', 1.0),
+        ("cpu", '{"pod": "a"}', 2.0),
+        ("mem", '{"pod": "b"}', 1.0),
+    ]
+
+
+def test_metrics_file_is_the_one_plain_row_by_row_columns_give(tmp_path: Path) -> None:
+    """However the columns are built (query and labels are repeated per series), the file
+    is byte for byte the one Python lists of one value per row give: the raw store of a
+    seeded campaign must not change with how it is written."""
+    series = [
+        MetricSeries("cpu", {"pod": "a", "container": "server"}, [(1.0, 0.5), (2.0, 0.25)]),
+        MetricSeries("mem", {"pod": "b"}, [(1.0, 1e6), (3.0, 2e6), (5.0, 3e6)]),
+    ]
+    rows = [(s, p) for s in series for p in s.points]
+    reference = pa.table(
+        {
+            "ts": [p[0] for _, p in rows],
+            "query": [s.query for s, _ in rows],
+            "labels": [json.dumps(s.labels, sort_keys=True) for s, _ in rows],
+            "value": [p[1] for _, p in rows],
+        },
+        store.METRICS_SCHEMA,
+    )
+    expected = tmp_path / "expected.parquet"
+    pq.write_table(reference, expected, compression="zstd")
+    path = tmp_path / "metrics.parquet"
+    store.write_metrics(path, series)
+    assert path.read_bytes() == expected.read_bytes()
 
 
 def test_empty_metrics_still_write_a_typed_file(tmp_path: Path) -> None:

@@ -111,6 +111,36 @@ _PodLabels = tuple[dict[str, str], bool, LabelKey]
 """A pod's labels for one query, whether they pass its matchers, and their sorted items."""
 
 
+class _Instant:
+    """A scraped pod's container state at one step, shared by every query of a range query.
+
+    A manifest's queries all ask the same pods at the same steps, and each timeline
+    predicate (``waiting``, ``paused``, ``restart_count``, ``active``) scans the pod's
+    interval lists when asked; asking each once per (pod, step) instead of once per sample
+    removed a good part of the per-sample cost. ``load`` is the background's
+    ``ContainerLoad``, built the first time a query needs it."""
+
+    __slots__ = ("line", "load", "paused", "restarts", "stressed", "waiting")
+
+    def __init__(self, line: PodTimeline, t: float) -> None:
+        self.line = line
+        self.waiting = line.waiting(t)
+        self.paused = line.paused(t)
+        self.restarts = line.restart_count(t)
+        self.stressed = bool(line.active(t, "cpu"))
+        self.load: ContainerLoad | None = None
+
+
+def _scraped(scene: Scene) -> list[_Instant]:
+    """The pods a scrape at ``scene.t`` sees (existing for 5 s at least), in scene order."""
+    t = scene.t
+    return [
+        _Instant(line, t)
+        for line in scene.timelines.values()
+        if line.pod.exists(t) and not t < line.pod.created_at + 5.0
+    ]
+
+
 class MetricSource:
     """Computes series of the known metrics from scenes."""
 
@@ -141,9 +171,8 @@ class MetricSource:
         self.service_ms = service_ms(topology)
         self.container = {d.name: d.main.name for d in topology.deployments}
         self._phase: dict[tuple[str, str], int] = {}
-        self._loads: dict[tuple[str, float], ContainerLoad] = {}
-        """``_load`` per (pod, instant) for the range query being answered: every cAdvisor
-        query of a manifest asks for the same pods at the same steps."""
+        self._derived: dict[tuple[int, LabelKey], tuple[dict[str, str], dict[str, str]]] = {}
+        self._deployments: dict[str, dict[str, str]] = {}
 
     def series(
         self,
@@ -161,25 +190,27 @@ class MetricSource:
         steps = [first + i * step for i in range(int((window.end - first) // step) + 1)]
         steps = [t for t in steps if not any(a <= t < b for a, b in gaps)]
         scenes = [scene_at(t) for t in steps]  # one per step, shared by every query
-        self._loads = {}
+        pods_at = [_scraped(scene) for scene in scenes]
+        self._derived = {}
         for name, promql in queries.items():
             query = parse_query(promql)
             if query is None:
                 continue
             points: dict[LabelKey, list[tuple[float, float]]] = {}
             pods: dict[object, _PodLabels] = {}
-            for t, scene in zip(steps, scenes, strict=True):
+            for t, scene, scraped in zip(steps, scenes, pods_at, strict=True):
+                samples = self._samples(query, scene, scraped, replicas, pods)
                 if query.group is not None:
-                    samples = _sum(self._samples(query, scene, replicas, pods), query.group)
-                    for labels, value in samples:
+                    for labels, value in _sum(samples, query.group):
                         points.setdefault(tuple(sorted(labels.items())), []).append((t, value))
                     continue
-                for labels, value in self._samples(query, scene, replicas, pods):
+                for labels, value in samples:
                     known = pods.get(id(labels))
                     if known is not None and known[0] is labels:  # a pod's own labels
                         keep, key = known[1], known[2]
-                    else:
+                    else:  # labels of their own (``_with``, ``_deployment``): matched once
                         keep, key = _keep(labels, query.matchers), tuple(sorted(labels.items()))
+                        pods[id(labels)] = (labels, keep, key)  # holds it: the id stays its own
                     if keep:
                         found = points.get(key)
                         if found is None:
@@ -193,30 +224,30 @@ class MetricSource:
         self,
         query: Query,
         scene: Scene,
+        scraped: list[_Instant],
         replicas: Mapping[str, int],
         pods: dict[object, _PodLabels],
     ) -> list[Sample]:
-        """Every pod's value at ``scene.t``; ``pods`` caches each pod's labels for the query."""
+        """Every scraped pod's value at ``scene.t``; ``pods`` caches each pod's labels for
+        the query."""
         metric, t = query.metric, scene.t
         if metric.startswith("kube_deployment_"):
             return self._deployment(metric, scene, replicas)
         out: list[Sample] = []
         counter = metric.endswith("_total") and not query.rate
         cadvisor = metric.startswith("container_")
-        for line in scene.timelines.values():
-            pod = line.pod
-            if not pod.exists(t) or t < pod.created_at + 5.0:
-                continue
-            if cadvisor and line.waiting(t):
+        for now in scraped:
+            line, pod = now.line, now.line.pod
+            if cadvisor and now.waiting:
                 continue  # no cgroup while the container waits out its back-off: stale
-            instance = line.restart_count(t) if cadvisor else 0
+            instance = now.restarts if cadvisor else 0
             key = pod.name if instance == 0 else f"{pod.name}#{instance}"
             known = pods.get(key)
             if (
                 known is not None
                 and "name" in known[0]
                 and "interface" not in known[0]
-                and known[0]["image"] != self._image(line, t)
+                and known[0]["image"] != (PAUSE_IMAGE if now.paused else line.facts.image)
             ):
                 known = None
             if known is None:
@@ -226,7 +257,7 @@ class MetricSource:
             labels, keep = known[0], known[1]
             if query.group is not None and not keep:
                 continue
-            value = self._pod_value(metric, query.rate, line, scene, labels)
+            value = self._pod_value(metric, query.rate, now, scene, labels)
             if value is None:
                 continue
             if isinstance(value, list):
@@ -236,6 +267,16 @@ class MetricSource:
                 noise = 1.0 if plain else self._noise(metric, pod.name, t)
                 out.append((labels, value * noise))
         return out
+
+    def _with(self, labels: dict[str, str], *extra: tuple[str, str]) -> dict[str, str]:
+        """``labels`` and ``extra`` (a ``reason``, a ``phase``...), the same dict at every step
+        of a range query, so that ``series`` matches and sorts it once, not once per sample.
+        Keyed by the id of ``labels``, which the entry keeps alive: no other dict gets it."""
+        key = (id(labels), extra)
+        found = self._derived.get(key)
+        if found is None:
+            found = self._derived[key] = (labels, {**labels, **dict(extra)})
+        return found[1]
 
     def _image(self, line: PodTimeline, t: float) -> str:
         return PAUSE_IMAGE if line.paused(t) else line.facts.image
@@ -283,13 +324,14 @@ class MetricSource:
         u = math.sin((t / 15.0 + h) * 12.9898) * 43758.5453
         return 0.96 + 0.08 * (u - math.floor(u))
 
-    def _cores(self, line: PodTimeline, scene: Scene) -> float:
+    def _cores(self, now: _Instant, scene: Scene) -> float:
+        line = now.line
         app = line.pod.app
         view = scene.services.get(app)
         limit = self.cpu_limit.get(app, 0.2)
-        if line.waiting(scene.t) or line.paused(scene.t):
+        if now.waiting or now.paused:
             return 0.0
-        if line.active(scene.t, "cpu"):
+        if now.stressed:
             return limit * 0.98
         share = 1.0 / len(view.ready) if view and line.pod.name in view.ready else 0.0
         busy = scene.received.get(app, 0.0) * share * self.service_ms.get(app, 3.0) / 1000
@@ -299,12 +341,12 @@ class MetricSource:
             busy = sum(v.rate for v in scene.routes.values()) * 0.01
         return min(limit, idle + busy)
 
-    def _load(self, line: PodTimeline, scene: Scene) -> ContainerLoad:
-        """What the background of ``line``'s container depends on at ``scene.t``."""
-        key = (line.pod.name, scene.t)
-        found = self._loads.get(key)
+    def _load(self, now: _Instant, scene: Scene) -> ContainerLoad:
+        """What the background of the pod's container depends on at ``scene.t`` (built
+        once per pod and step: every cAdvisor query asks for it)."""
+        found = now.load
         if found is None:
-            found = self._loads[key] = self._new_load(line, scene)
+            found = now.load = self._new_load(now.line, scene)
         return found
 
     def _new_load(self, line: PodTimeline, scene: Scene) -> ContainerLoad:
@@ -337,18 +379,19 @@ class MetricSource:
         limit = self.cpu_limit.get(pod.app, 0.2)
         return baseline * (t - born) + (limit - baseline) * stressed
 
-    def _working_set(self, line: PodTimeline, t: float, scene: Scene | None = None) -> float:
+    def _working_set(self, now: _Instant, t: float, scene: Scene | None = None) -> float:
         """cAdvisor's working set: 92-100% of the image's working set under load
         (``Topology.working_set_bytes``), so the peak a method reads is the figure a new
         limit must clear; capped just under the pod's limit, where the kernel reclaims. A
         memory leak (``_leaked``) adds what the running instance has kept so far."""
+        line = now.line
         app = line.pod.app
         peak = self.working_sets.get(app, 64 * 2**20)
-        if line.paused(t):
+        if now.paused:
             return 3.1e5  # the pause binary of a pod-failure
         if self.background is not None and scene is not None:
-            load = self._load(line, scene)
-            base = self.background.working_set(load, line.pod.name, line.restart_count(t), t)
+            load = self._load(now, scene)
+            base = self.background.working_set(load, line.pod.name, now.restarts, t)
         else:
             base = peak * (self._noise("ws", line.pod.name, t) - 0.04)
         for active in line.active(t, "memory"):
@@ -357,23 +400,24 @@ class MetricSource:
         return min(base, line.pod.memory_limit * 0.995)
 
     def _pod_value(
-        self, metric: str, rate: bool, line: PodTimeline, scene: Scene, labels: dict[str, str]
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
     ) -> float | list[Sample] | None:
+        line = now.line
         t, pod, app = scene.t, line.pod, line.pod.app
         age = t - pod.created_at
         if metric == "container_cpu_usage_seconds_total":
             if rate:
-                cores = self._cores(line, scene)
-                if self.background is None or cores == 0.0 or line.active(t, "cpu"):
+                cores = self._cores(now, scene)
+                if self.background is None or cores == 0.0 or now.stressed:
                     return cores
                 idle = IDLE_CORES.get(self.language.get(app, "go"), 0.003)
-                key: object = (pod.name, line.restart_count(t), t)
-                return self.background.cpu_cores(cores, idle, self._load(line, scene), key)
+                key: object = (pod.name, now.restarts, t)
+                return self.background.cpu_cores(cores, idle, self._load(now, scene), key)
             return self._cpu_seconds(line, scene)
         if metric in ("container_memory_working_set_bytes", "container_memory_usage_bytes"):
-            return self._working_set(line, t, scene)
+            return self._working_set(now, t, scene)
         if metric == "container_memory_rss":
-            return self._working_set(line, t, scene) * 0.85
+            return self._working_set(now, t, scene) * 0.85
         if metric.startswith("container_network_"):
             calls = scene.received.get(app, 0.0)
             view = scene.services.get(app)
@@ -385,7 +429,7 @@ class MetricSource:
                 per_s = 0.0
             elif rate and self.background is not None and "packets" not in metric:
                 per_call = 1500.0 if "receive" in metric else 4000.0
-                load = self._load(line, scene)
+                load = self._load(now, scene)
                 key = (metric, pod.name, t)
                 return self.background.network_rate(2000.0, per_call, load, key)
             return per_s if rate else per_s * age  # counters: today's rate over the age
@@ -395,43 +439,43 @@ class MetricSource:
         ):
             periods = 10.0
             if metric == "container_cpu_cfs_throttled_periods_total":
-                periods = 9.6 if line.active(t, "cpu") else 0.02
+                periods = 9.6 if now.stressed else 0.02
                 if self.background is not None:
-                    if not line.active(t, "cpu"):
-                        periods = self.background.throttled_per_s(self._load(line, scene))
+                    if not now.stressed:
+                        periods = self.background.throttled_per_s(self._load(now, scene))
                     if rate:
-                        key = (metric, pod.name, line.restart_count(t), t)
+                        key = (metric, pod.name, now.restarts, t)
                         return self.background.count_rate(periods, key)
             return periods if rate else periods * (t - _instance_start(line, t))
         if metric == "container_oom_events_total":
             count = sum(1 for ts, reason in line.restarts if ts <= t and reason == "OOMKilled")
             return 0.0 if rate else float(count)
         if metric == "kube_pod_container_status_restarts_total":
-            return float(line.restart_count(t))
+            return float(now.restarts)
         if metric in ("kube_pod_container_status_ready", "kube_pod_status_ready"):
             if metric == "kube_pod_status_ready":
                 ready = "true" if line.ready(t) else "false"
-                return [({**labels, "condition": c}, float(c == ready)) for c in CONDITIONS]
+                return [
+                    (self._with(labels, ("condition", c)), float(c == ready)) for c in CONDITIONS
+                ]
             return float(line.ready(t))
         if metric == "kube_pod_container_status_last_terminated_reason":
             reason = line.last_reason(t)
-            return None if reason is None else [({**labels, "reason": reason}, 1.0)]
+            return None if reason is None else [(self._with(labels, ("reason", reason)), 1.0)]
         if metric == "kube_pod_container_status_waiting_reason":
-            if not line.waiting(t):
+            if not now.waiting:
                 return None
-            return [({**labels, "reason": "CrashLoopBackOff"}, 1.0)]
+            return [(self._with(labels, ("reason", "CrashLoopBackOff")), 1.0)]
         if metric in ("kube_pod_container_resource_limits", "kube_pod_container_resource_requests"):
             limits = metric.endswith("limits")
             mem = float(pod.memory_limit if limits else self.requests.get(app, 0))
             cpu = (self.cpu_limit if limits else self.cpu_request).get(app, 0.1)
+            memory = self._with(labels, ("resource", "memory"), ("unit", "byte"))
             if limits and app in self.cpu_unlimited:  # kube-state-metrics: no series
-                return [({**labels, "resource": "memory", "unit": "byte"}, mem)]
-            return [
-                ({**labels, "resource": "memory", "unit": "byte"}, mem),
-                ({**labels, "resource": "cpu", "unit": "core"}, cpu),
-            ]
+                return [(memory, mem)]
+            return [(memory, mem), (self._with(labels, ("resource", "cpu"), ("unit", "core")), cpu)]
         if metric == "kube_pod_status_phase":
-            return [({**labels, "phase": p}, float(p == "Running")) for p in PHASES]
+            return [(self._with(labels, ("phase", p)), float(p == "Running")) for p in PHASES]
         return None
 
     def _deployment(self, metric: str, scene: Scene, replicas: Mapping[str, int]) -> list[Sample]:
@@ -440,7 +484,9 @@ class MetricSource:
             return []
         out: list[Sample] = []
         for name, view in scene.services.items():
-            labels = {"namespace": self.namespace, "deployment": name}
+            labels = self._deployments.get(name)  # one dict per deployment (see ``_with``)
+            if labels is None:
+                labels = self._deployments[name] = {"namespace": self.namespace, "deployment": name}
             desired = float(replicas.get(name, len(view.pods)))
             out.append((labels, value_of(len(view.ready), len(view.pods), desired)))
         return out
