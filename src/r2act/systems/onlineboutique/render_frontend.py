@@ -121,7 +121,7 @@ def request_renderer(
                 else:
                     values["ts"] = rfc3339nano(t)
                     if fill is not None:
-                        values.update(fill(r, rand, product, ts, node))
+                        fill(values, r, product, ts, node)
                     line = template % getter(values)
                 append(new(LogLine, (t, pod, container, app, line)))
         line = (
@@ -247,43 +247,42 @@ def tolerated_renderer(logger: PodIdentity, callee: str, kind: str) -> Render | 
 
 
 def _no_fill(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
-    return {}
+    values: dict[str, object], r: random.Random, product: int, ts: float, node: str
+) -> None:
+    return None
 
 
 def _currency(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
-    return {"currency": CURRENCIES[int(rand() * len(CURRENCIES))]}
+    values: dict[str, object], r: random.Random, product: int, ts: float, node: str
+) -> None:
+    values["currency"] = CURRENCIES[int(r.random() * len(CURRENCIES))]
 
 
 def _product_currency(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
-    return {"currency": CURRENCIES[int(rand() * len(CURRENCIES))], "id": PRODUCTS[product]}
+    values: dict[str, object], r: random.Random, product: int, ts: float, node: str
+) -> None:
+    values["currency"] = CURRENCIES[int(r.random() * len(CURRENCIES))]
+    values["id"] = PRODUCTS[product]
 
 
-def _add(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
-    return {"product": PRODUCTS[product], "quantity": 1 + int(rand() * 10)}
+def _add(values: dict[str, object], r: random.Random, product: int, ts: float, node: str) -> None:
+    values["product"] = PRODUCTS[product]
+    values["quantity"] = 1 + int(r.random() * 10)
 
 
 def _set_currency(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
+    values: dict[str, object], r: random.Random, product: int, ts: float, node: str
+) -> None:
     n = len(CURRENCIES)
-    return {"new": CURRENCIES[int(rand() * n)], "old": CURRENCIES[int(rand() * n)]}
+    values["new"] = CURRENCIES[int(r.random() * n)]  # drawn first, as the dict literal did
+    values["old"] = CURRENCIES[int(r.random() * n)]
 
 
-def _order(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
-    return {"order": uuid1_text(r, ts, node)}
+def _order(values: dict[str, object], r: random.Random, product: int, ts: float, node: str) -> None:
+    values["order"] = uuid1_text(r, ts, node)
 
 
-_FILL: dict[str, Callable[..., dict[str, object]]] = {
+_FILL: dict[str, Callable[..., None]] = {
     "none": _no_fill,
     "currency": _currency,
     "product": _product_currency,
@@ -291,7 +290,8 @@ _FILL: dict[str, Callable[..., dict[str, object]]] = {
     "set_currency": _set_currency,
     "order": _order,
 }
-"""Value drawers of the handlers' own fields, by the names their templates use."""
+"""Value drawers of the handlers' own fields, by the names their templates use: each
+writes its draws into the request's values (no dict of its own to build and merge)."""
 
 _HANDLER: dict[str, tuple[str, str, dict[str, str], str]] = {
     "GET /": ("fe.home", "info", {"currency": '"%(currency)s"'}, "currency"),
