@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -26,13 +27,52 @@ def q(text: str) -> str:
     return json.dumps(text)[1:-1].replace("%", "%%")
 
 
+_SPEC = re.compile(r"%(.)", re.DOTALL)
+"""A ``%`` conversion of a template: its character after the ``%``."""
+
+
+def split_slots(template: str) -> list[str]:
+    """The constant texts between a positional template's slots, ``%%`` unescaped.
+
+    ``template % values`` scans the whole template, one character at a time, on every
+    line; joining the constant texts and the values (an f-string) copies them whole, about
+    four times cheaper for a line of a few hundred characters. Only plain ``%s``, ``%d``
+    and ``%r`` slots are accepted (a caller fills them as ``{x}``, ``{int}``, ``{x!r}``)."""
+    parts: list[str] = []
+    current: list[str] = []
+    pos = 0
+    for match in _SPEC.finditer(template):
+        current.append(template[pos : match.start()])
+        spec = match.group(1)
+        if spec == "%":
+            current.append("%")
+        elif spec in "sdr":
+            parts.append("".join(current))
+            current = []
+        else:
+            raise ValueError(f"unsupported slot %{spec} in {template!r}")
+        pos = match.end()
+    if "%" in template[pos:]:  # a lone ``%`` at the very end: ``%`` itself would refuse it
+        raise ValueError(f"dangling % in {template!r}")
+    current.append(template[pos:])
+    parts.append("".join(current))
+    return parts
+
+
 def uuid_text(r: random.Random) -> str:
-    """A version-4 UUID string drawn from ``r`` (cheaper than the uuid module)."""
-    h = f"{r.getrandbits(128):032x}"
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+    """A version-4 UUID string drawn from ``r`` (cheaper than the uuid module).
+
+    The version and variant are set on the drawn integer (``_UUID_KEEP``, ``_UUID_SET``),
+    so the text needs no per-digit lookup."""
+    h = "%032x" % (r.getrandbits(128) & _UUID_KEEP | _UUID_SET)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-_VARIANT = {c: "89ab"[int(c, 16) % 4] for c in "0123456789abcdef"}
+_UUID_KEEP = ~((0xF << 76) | (0xC << 60))
+"""The drawn bits a version-4 UUID keeps: all but its version digit (the 13th hex digit,
+bits 76-79) and the two top bits of its variant digit (the 17th, bits 62-63)."""
+_UUID_SET = (0x4 << 76) | (0x8 << 60)
+"""Version 4, and the RFC 4122 variant ``10`` in the 17th digit's top bits (8, 9, a or b)."""
 
 
 def uuid1_text(r: random.Random, ts: float, node: str) -> str:

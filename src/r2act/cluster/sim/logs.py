@@ -24,7 +24,7 @@ from r2act.cluster.sim.loadgen import locust_table
 from r2act.cluster.sim.podlogs import PodLogger
 from r2act.cluster.sim.relaylogs import relay_of
 from r2act.cluster.sim.scene import Scene
-from r2act.cluster.sim.seeding import key_int
+from r2act.cluster.sim.seeding import Reseeder
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.schema import LogLine, TimeWindow, Topology
 from r2act.systems.render import NO_TRACES, Render, TraceIds
@@ -67,9 +67,10 @@ class LogSource:
         ``tracebook.TraceBook.service``); None: traces are not collected, lines keep their
         draws."""
         self._loggers: dict[str, PodLogger] = {}
-        self._generator = random.Random()
-        """Re-seeded for every (pod, bucket piece): the same draws as a fresh generator of
-        that seed, without building one each time (the renderers use it only while called)."""
+        self._reseed = Reseeder(seed, "logs")
+        """Re-seeds one generator for every (pod, bucket piece): the same draws as a fresh
+        generator of its key, without building one each time nor formatting the seed and
+        the stream's name into every key (the renderers use it only while called)."""
         self._rates: dict[str, tuple[object, object, object, float, _Rates | None]] = {}
         """Per pod, its rates in the last scene it was rendered in, with what they came from."""
         self._relay = relay_of(topology, seed=seed, users=users, scale=scale, traces=self.traces_of)
@@ -171,8 +172,8 @@ class LogSource:
     ) -> list[LogLine]:
         lo, hi = span
         logger = self.logger(line)
-        r = self._generator
-        r.seed(key_int(self.seed, "logs", line.pod.name, *key))
+        bucket, index = key
+        r = self._reseed(f"{line.pod.name}|{bucket}|{index}")  # key_int's text of the key
         out: list[LogLine] = []
         view = scene.services.get(line.pod.app)
         ready = view.ready if view is not None else []

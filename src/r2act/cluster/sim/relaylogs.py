@@ -26,7 +26,7 @@ from itertools import accumulate
 
 from r2act.cluster.sim.podlogs import PodLogger
 from r2act.cluster.sim.scene import Scene
-from r2act.cluster.sim.seeding import key_int
+from r2act.cluster.sim.seeding import Reseeder
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.schema import LogLine, Topology
 from r2act.systems import system_of
@@ -123,6 +123,9 @@ class Relay:
             scale,
         )
         self._loggers: dict[tuple[str, str], RelayedLogger] = {}
+        self._reseed = Reseeder(seed, "relay")
+        """One generator re-seeded per (source pod, piece): the draws of a fresh generator
+        of that key, without building one each time (renderers use it only while called)."""
 
     @property
     def deployment(self) -> str:
@@ -161,6 +164,7 @@ class Relay:
         Each (source pod, piece) draws from its own seeded generator, so the relayed lines
         do not change the source's own, nor depend on the order pods are visited in."""
         lo, hi = span
+        bucket, index = key
         starts, draw = hooks
         out: list[LogLine] = []
         width = hi - lo
@@ -172,7 +176,7 @@ class Relay:
             if pod.created_at >= hi or (pod.deleted_at is not None and pod.deleted_at <= lo):
                 continue
             logger = self._logger(line, to)
-            r = random.Random(key_int(self.seed, "relay", pod.name, *key))
+            r = self._reseed(f"{pod.name}|{bucket}|{index}")  # key_int's text of the key
             view = scene.services.get(pod.app)
             ready = view.ready if view is not None else []
             share = 1.0 / len(ready) if pod.name in ready else 0.0

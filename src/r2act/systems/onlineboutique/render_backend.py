@@ -20,6 +20,7 @@ from r2act.systems.logformats import (
     pino_line,
     python_line,
     rfc3339nano,
+    split_slots,
     uuid_text,
 )
 from r2act.systems.onlineboutique.errors import (
@@ -47,47 +48,95 @@ def _static(logger: PodIdentity, lines: list[tuple[str, str]]) -> Render:
     """A renderer for a fixed sequence of templates: (format, timestamp style)."""
 
     pod, container, app = logger.pod, logger.container, logger.app
-    fills = [(_FILLERS[style], template) for template, style in lines]
+    if len(lines) == 1 and lines[0][1] == "pino":
+        return _pino_single(logger, lines[0][0])
+    fills = [_FILLERS[style](template) for template, style in lines]
     if len(fills) == 1:
-        fill, template = fills[0]
+        fill = fills[0]
 
         def single(ts: float, r: random.Random, out: list[LogLine]) -> None:
-            out.append(new(LogLine, (ts, pod, container, app, fill(template, ts))))
+            out.append(new(LogLine, (ts, pod, container, app, fill(ts))))
 
         return single
     if len(fills) == 2:  # the common case (currency, shipping): no loop
-        (fill0, template0), (fill1, template1) = fills
+        fill0, fill1 = fills
 
         def pair(ts: float, r: random.Random, out: list[LogLine]) -> None:
             t = ts + 0.0007
             out += (
-                new(LogLine, (ts, pod, container, app, fill0(template0, ts))),
-                new(LogLine, (t, pod, container, app, fill1(template1, t))),
+                new(LogLine, (ts, pod, container, app, fill0(ts))),
+                new(LogLine, (t, pod, container, app, fill1(t))),
             )
 
         return pair
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        for i, (fill, template) in enumerate(fills):
+        for i, fill in enumerate(fills):
             t = ts + i * 0.0007
-            out.append(new(LogLine, (t, pod, container, app, fill(template, t))))
+            out.append(new(LogLine, (t, pod, container, app, fill(t))))
 
     return render
 
 
-def _java(template: str, t: float) -> str:
-    sec = int(t)
-    return template % (sec, int((t - sec) * 1e9), iso_millis(t))
+def _pino_single(logger: PodIdentity, template: str) -> Render:
+    """A one-line pino renderer with its time filled in place: the most frequent backend
+    line (currencyservice's, one per conversion), so it saves the filler's call."""
+    pod, container, app = logger.pod, logger.container, logger.app
+    head, tail = _parts(template, 1)
+
+    def single(ts: float, r: random.Random, out: list[LogLine]) -> None:
+        out.append(new(LogLine, (ts, pod, container, app, f"{head}{int(ts * 1000)}{tail}")))
+
+    return single
 
 
-_FILLERS: dict[str, Callable[[str, float], str]] = {
-    "go": lambda template, t: template % rfc3339nano(t),
-    "pino": lambda template, t: template % int(t * 1000),
-    "python": lambda template, t: template % (t,),
+def _parts(template: str, slots: int) -> list[str]:
+    """The template's constant texts around its ``slots`` slots (``split_slots``)."""
+    parts = split_slots(template)
+    if len(parts) != slots + 1:
+        raise ValueError(f"{template!r} has {len(parts) - 1} slots, not {slots}")
+    return parts
+
+
+def _go(template: str) -> Callable[[float], str]:
+    head, tail = _parts(template, 1)
+    return lambda t: f"{head}{rfc3339nano(t)}{tail}"
+
+
+def _pino(template: str) -> Callable[[float], str]:
+    head, tail = _parts(template, 1)
+    return lambda t: f"{head}{int(t * 1000)}{tail}"
+
+
+def _python(template: str) -> Callable[[float], str]:
+    head, tail = _parts(template, 1)
+    return lambda t: f"{head}{t!r}{tail}"
+
+
+def _java(template: str) -> Callable[[float], str]:
+    a, b, c, d = _parts(template, 3)
+
+    def fill(t: float) -> str:
+        sec = int(t)
+        return f"{a}{sec}{b}{int((t - sec) * 1e9)}{c}{iso_millis(t)}{d}"
+
+    return fill
+
+
+def _plain(template: str) -> Callable[[float], str]:
+    return lambda t: template
+
+
+_FILLERS: dict[str, Callable[[str], Callable[[float], str]]] = {
+    "go": _go,
+    "pino": _pino,
+    "python": _python,
     "java": _java,
-    "plain": lambda template, t: template,
+    "plain": _plain,
 }
-"""Timestamp fillers by format: each template leaves the time slot(s) of its format open."""
+"""Timestamp fillers by format: each template leaves the time slot(s) of its format open
+(``%s``, ``%d``, ``%r``, as ``logformats`` builds them); a filler joins the template's
+constant texts around the time instead of ``%``-formatting it (``split_slots``)."""
 
 
 def served_renderer(logger: PodIdentity, op: str) -> Sized | None:
@@ -163,10 +212,11 @@ def _recommend(logger: PodIdentity) -> Render:
     pod, container, app = logger.pod, logger.container, logger.app
     draws = random.Random(f"{logger.seed}|{logger.pod}|recommend")
     pool = ["[" + ", ".join(f"'{p}'" for p in draws.sample(PRODUCTS, 5)) + "]" for _ in range(64)]
+    head, middle, tail = _parts(template, 2)
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         ids = pool[int(r.random() * 64)]
-        out.append(new(LogLine, (ts, pod, container, app, template % (ts, ids))))
+        out.append(new(LogLine, (ts, pod, container, app, f"{head}{ts!r}{middle}{ids}{tail}")))
 
     return render
 
@@ -200,11 +250,12 @@ def _ads(logger: PodIdentity) -> Render:
     template = java_line("INFO", T("ad.request")("\x00"), AD_LOGGER).replace("\\u0000", "%s")
     pod, container, app = logger.pod, logger.container, logger.app
     words = ("[]", *CATEGORIES)
+    a, b, c, d, e = _parts(template, 4)
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         sec = int(ts)
         word = words[int(r.random() * len(words))]
-        line = template % (sec, int((ts - sec) * 1e9), word, iso_millis(ts))
+        line = f"{a}{sec}{b}{int((ts - sec) * 1e9)}{c}{word}{d}{iso_millis(ts)}{e}"
         out.append(new(LogLine, (ts, pod, container, app, line)))
 
     return render
@@ -225,10 +276,10 @@ def _cart(logger: PodIdentity, op: str) -> Render:
 
         return render_add
     called = T("ca.empty") if op == "EmptyCart" else T("ca.get")
+    texts = [called(user) for user in sessions]  # written once: the user is all that varies
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        user = sessions[int(r.random() * n_sessions)]
-        out.append(new(LogLine, (ts, pod, container, app, called(user))))
+        out.append(new(LogLine, (ts, pod, container, app, texts[int(r.random() * n_sessions)])))
 
     return render
 

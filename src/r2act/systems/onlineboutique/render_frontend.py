@@ -14,9 +14,17 @@ import random
 import re
 from collections.abc import Callable
 from math import exp
+from operator import itemgetter
 
 from r2act.schema import LogLine
-from r2act.systems.logformats import go_line, q, rfc3339nano, uuid1_text, uuid_text
+from r2act.systems.logformats import (
+    go_line,
+    q,
+    rfc3339nano,
+    split_slots,
+    uuid1_text,
+    uuid_text,
+)
 from r2act.systems.onlineboutique.errors import TOLERATED, frontend_error, go_client_error
 from r2act.systems.onlineboutique.shop import CURRENCIES, PRODUCTS
 from r2act.systems.onlineboutique.texts import T
@@ -52,6 +60,7 @@ def request_renderer(
     started = positional(
         go_line("debug", T("fe.request_started")(), req, "%(ts)s"), ("rid", "path", "session", "ts")
     )
+    s0, s1, s2, s3, s4 = split_slots(started)
     status = 500 if error is not None else STATUS.get(scope, 200)
     complete = go_line(
         "debug",
@@ -65,13 +74,15 @@ def request_renderer(
         "%(ts)s",
     )
     complete = positional(complete, ("rid", "path", "size", "took", "session", "ts"))
+    c0, c1, c2, c3, c4, c5, c6 = split_slots(complete)
     steps = _handler_lines(scope, req, error)
     # per step: its position k among the n + 1 gaps of the request (the line's time is
     # ts + took * k / (n + 1) / 1000, the same expression and operand order as a plain
-    # loop), its value drawer (None: none to draw) and its template (None: a constant line)
+    # loop), its value drawer (None: none to draw), its template and the getter of its
+    # values in slot order (None: a constant line)
     gaps = len(steps) + 1
     plan = [
-        (k, _FILL[kind] if kind not in ("plain", "none") else None, template, kind == "plain")
+        (k, _FILL[kind] if kind not in ("plain", "none") else None, *_slots(template, kind))
         for k, (kind, template) in enumerate(steps, start=1)
     ]
     sessions = logger.sessions
@@ -97,21 +108,25 @@ def request_renderer(
         size = (
             0 if redirect else (4000 + int(rand() * 1500) if failed else 7000 + int(rand() * 6000))
         )
-        line = started % (rid, path, session, rfc3339nano(ts))
+        # the two lines of every request join their templates' constant texts around the
+        # values (``split_slots``): the same text as ``%``, without rescanning the template
+        line = f"{s0}{rid}{s1}{path}{s2}{session}{s3}{rfc3339nano(ts)}{s4}"
         append(new(LogLine, (ts, pod, container, app, line)))
         if plan:
             values: dict[str, object] = {"rid": rid, "path": path, "session": session}
-            for k, fill, template, plain in plan:
+            for k, fill, template, getter in plan:
                 t = ts + took * k / gaps / 1000.0
-                if plain:
+                if getter is None:
                     line = template
                 else:
                     values["ts"] = rfc3339nano(t)
                     if fill is not None:
-                        values.update(fill(r, rand, product, ts, node))
-                    line = template % values
+                        fill(values, r, product, ts, node)
+                    line = template % getter(values)
                 append(new(LogLine, (t, pod, container, app, line)))
-        line = complete % (rid, path, size, int(took), session, rfc3339nano(end))
+        line = (
+            f"{c0}{rid}{c1}{path}{c2}{size}{c3}{int(took)}{c4}{session}{c5}{rfc3339nano(end)}{c6}"
+        )
         append(new(LogLine, (end, pod, container, app, line)))
 
     return 2 + len(steps), render
@@ -130,6 +145,20 @@ def positional(template: str, names: tuple[str, ...]) -> str:
     if found != names:
         raise ValueError(f"template slots {found} are not {names}")
     return _SLOT.sub("%", template)
+
+
+def _slots(template: str, kind: str) -> tuple[str, Callable[[dict[str, object]], object] | None]:
+    """A handler line's template made positional, with the getter of its values in slot
+    order (None for a constant line).
+
+    A named slot makes ``%`` build and hash its key's text on every line; a tuple fetched
+    by ``itemgetter`` (one C call) fills the same text without that. Every non-constant
+    handler line has several slots (the request's id, path, session and time at least), so
+    the getter always returns a tuple."""
+    if kind == "plain":
+        return template, None
+    names = tuple(_SLOT.findall(template))
+    return positional(template, names), itemgetter(*names)
 
 
 def _handler_lines(scope: str, req: dict[str, str], error: RequestError) -> list[tuple[str, str]]:
@@ -218,43 +247,42 @@ def tolerated_renderer(logger: PodIdentity, callee: str, kind: str) -> Render | 
 
 
 def _no_fill(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
-    return {}
+    values: dict[str, object], r: random.Random, product: int, ts: float, node: str
+) -> None:
+    return None
 
 
 def _currency(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
-    return {"currency": CURRENCIES[int(rand() * len(CURRENCIES))]}
+    values: dict[str, object], r: random.Random, product: int, ts: float, node: str
+) -> None:
+    values["currency"] = CURRENCIES[int(r.random() * len(CURRENCIES))]
 
 
 def _product_currency(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
-    return {"currency": CURRENCIES[int(rand() * len(CURRENCIES))], "id": PRODUCTS[product]}
+    values: dict[str, object], r: random.Random, product: int, ts: float, node: str
+) -> None:
+    values["currency"] = CURRENCIES[int(r.random() * len(CURRENCIES))]
+    values["id"] = PRODUCTS[product]
 
 
-def _add(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
-    return {"product": PRODUCTS[product], "quantity": 1 + int(rand() * 10)}
+def _add(values: dict[str, object], r: random.Random, product: int, ts: float, node: str) -> None:
+    values["product"] = PRODUCTS[product]
+    values["quantity"] = 1 + int(r.random() * 10)
 
 
 def _set_currency(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
+    values: dict[str, object], r: random.Random, product: int, ts: float, node: str
+) -> None:
     n = len(CURRENCIES)
-    return {"new": CURRENCIES[int(rand() * n)], "old": CURRENCIES[int(rand() * n)]}
+    values["new"] = CURRENCIES[int(r.random() * n)]  # drawn first, as the dict literal did
+    values["old"] = CURRENCIES[int(r.random() * n)]
 
 
-def _order(
-    r: random.Random, rand: Callable[[], float], product: int, ts: float, node: str
-) -> dict[str, object]:
-    return {"order": uuid1_text(r, ts, node)}
+def _order(values: dict[str, object], r: random.Random, product: int, ts: float, node: str) -> None:
+    values["order"] = uuid1_text(r, ts, node)
 
 
-_FILL: dict[str, Callable[..., dict[str, object]]] = {
+_FILL: dict[str, Callable[..., None]] = {
     "none": _no_fill,
     "currency": _currency,
     "product": _product_currency,
@@ -262,7 +290,8 @@ _FILL: dict[str, Callable[..., dict[str, object]]] = {
     "set_currency": _set_currency,
     "order": _order,
 }
-"""Value drawers of the handlers' own fields, by the names their templates use."""
+"""Value drawers of the handlers' own fields, by the names their templates use: each
+writes its draws into the request's values (no dict of its own to build and merge)."""
 
 _HANDLER: dict[str, tuple[str, str, dict[str, str], str]] = {
     "GET /": ("fe.home", "info", {"currency": '"%(currency)s"'}, "currency"),
