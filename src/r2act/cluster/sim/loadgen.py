@@ -172,7 +172,7 @@ class _Entries(NamedTuple):
 
 
 _LAST: dict[str, tuple[PodIdentity, dict[str, RouteView], _Entries]] = {}
-"""Per load-generator pod, its last table's entries, with the logger and the scene's routes
+"""Per pod of the load generator, its last table's entries, with the logger and the scene's routes
 they were made from.
 Consecutive bucket pieces of one stretch share the stretch's scene (``scene_at`` copies it
 per instant, routes included by reference) and so print the same entries: only their
