@@ -120,9 +120,22 @@ class _Instant:
     predicate (``waiting``, ``paused``, ``restart_count``, ``active``) scans the pod's
     interval lists when asked; asking each once per (pod, step) instead of once per sample
     removed a good part of the per-sample cost. ``load`` is the background's
-    ``ContainerLoad``, built the first time a query needs it."""
+    ``ContainerLoad``, built the first time a query needs it. ``pod_text``, ``restarts_text``
+    and ``t_text`` are the ``repr`` of the pod's name, its restart count and the instant:
+    the parts of the background's draw keys (``_key_text``), formatted once per pod and
+    step instead of once per draw."""
 
-    __slots__ = ("line", "load", "paused", "restarts", "stressed", "waiting")
+    __slots__ = (
+        "line",
+        "load",
+        "paused",
+        "pod_text",
+        "restarts",
+        "restarts_text",
+        "stressed",
+        "t_text",
+        "waiting",
+    )
 
     def __init__(self, line: PodTimeline, t: float) -> None:
         self.line = line
@@ -131,6 +144,16 @@ class _Instant:
         self.restarts = line.restart_count(t)
         self.stressed = bool(line.active(t, "cpu"))
         self.load: ContainerLoad | None = None
+        self.pod_text = repr(line.pod.name)
+        self.restarts_text = repr(self.restarts)
+        self.t_text = repr(t)
+
+
+def _key_text(*reprs: str) -> str:
+    """``str`` of the tuple whose items have these ``repr``s (a tuple of two items or more
+    formats as its items' ``repr``s, comma-separated, in parentheses): the text
+    ``seeding.Reseeder`` hashes for that tuple key, built from parts formatted earlier."""
+    return "(" + ", ".join(reprs) + ")"
 
 
 def _scraped(scene: Scene) -> list[_Instant]:
@@ -453,7 +476,7 @@ class MetricSource:
             return cores
         pod = now.line.pod
         idle = IDLE_CORES.get(self.language.get(pod.app, "go"), 0.003)
-        key: object = (pod.name, now.restarts, scene.t)
+        key = _key_text(now.pod_text, now.restarts_text, now.t_text)  # (pod, restarts, t)
         return self.background.cpu_cores(cores, idle, self._load(now, scene), key)
 
     def _memory(
@@ -482,7 +505,7 @@ class MetricSource:
         elif rate and self.background is not None and "packets" not in metric:
             per_call = 1500.0 if "receive" in metric else 4000.0
             load = self._load(now, scene)
-            key = (metric, pod.name, t)
+            key = _key_text(repr(metric), now.pod_text, now.t_text)  # (metric, pod, t)
             return self.background.network_rate(2000.0, per_call, load, key)
         return per_s if rate else per_s * (t - pod.created_at)  # counters: rate over the age
 
@@ -497,7 +520,7 @@ class MetricSource:
                 if not now.stressed:
                     periods = self.background.throttled_per_s(self._load(now, scene))
                 if rate:
-                    key = (metric, line.pod.name, now.restarts, t)
+                    key = _key_text(repr(metric), now.pod_text, now.restarts_text, now.t_text)
                     return self.background.count_rate(periods, key)
         return periods if rate else periods * (t - _instance_start(line, t))
 
