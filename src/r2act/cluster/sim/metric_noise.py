@@ -30,7 +30,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 
-from r2act.cluster.sim.seeding import Reseeder, unit
+from r2act.cluster.sim.seeding import Reseeder, text_int, unit
 from r2act.schema import NoiseLevel
 
 CFS_PERIOD_S = 0.1
@@ -191,6 +191,7 @@ class Background:
         self._runtimes: dict[str, Runtime] = {}
         self._streams: dict[str, Reseeder] = {}
         self._offsets: dict[tuple[str, int], float] = {}
+        self._ws_keys: dict[tuple[str, int], str] = {}
 
     def _draws(self, stream: str, key: object) -> random.Random:
         """``seeding.rng(seed, stream, key)``: the same draws, from one generator per stream
@@ -218,6 +219,17 @@ class Background:
                 self._offsets.clear()
             found = self._offsets[key] = unit(self.seed, "bg-gc", pod, instance)
         return found
+
+    def _ws_unit(self, pod: str, instance: int, bucket: float) -> float:
+        """``unit(seed, "bg-ws", pod, instance, bucket)``, the key text's start (all but the
+        bucket) formatted once per container instance instead of once per sample."""
+        key = (pod, instance)
+        start = self._ws_keys.get(key)
+        if start is None:
+            if len(self._ws_keys) > 4096:  # bounded like ``_offsets``
+                self._ws_keys.clear()
+            start = self._ws_keys[key] = "|".join(map(str, (self.seed, "bg-ws", *key))) + "|"
+        return text_int(start + str(bucket)) / 2**64
 
     def _alloc_mib_s(self, runtime: Runtime, load: ContainerLoad) -> float:
         return (runtime.idle_alloc_kib_s + runtime.alloc_kib_per_call * load.calls_s) / 1024
@@ -297,7 +309,7 @@ class Background:
         and the heap has not regrown yet, minus allocator churn (never above the peak)."""
         runtime = self._runtime(load.language)
         peak = load.working_set
-        below = self.params.working_set_jitter * unit(self.seed, "bg-ws", pod, instance, t // 15)
+        below = self.params.working_set_jitter * self._ws_unit(pod, instance, t // 15)
         cycle = self.gc_cycle_s(load)
         if cycle is None or runtime.ws_swing <= 0.0:
             return peak * (1.0 - below)

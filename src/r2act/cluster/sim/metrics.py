@@ -109,6 +109,8 @@ Sample = tuple[dict[str, str], float]
 LabelKey = tuple[tuple[str, str], ...]
 _PodLabels = tuple[dict[str, str], bool, LabelKey]
 """A pod's labels for one query, whether they pass its matchers, and their sorted items."""
+_Value = Callable[[str, bool, "_Instant", Scene, dict[str, str]], float | list[Sample] | None]
+"""A pod's value of a metric: (metric, rate, its instant, the scene, its labels)."""
 
 
 class _Instant:
@@ -118,9 +120,22 @@ class _Instant:
     predicate (``waiting``, ``paused``, ``restart_count``, ``active``) scans the pod's
     interval lists when asked; asking each once per (pod, step) instead of once per sample
     removed a good part of the per-sample cost. ``load`` is the background's
-    ``ContainerLoad``, built the first time a query needs it."""
+    ``ContainerLoad``, built the first time a query needs it. ``pod_text``, ``restarts_text``
+    and ``t_text`` are the ``repr`` of the pod's name, its restart count and the instant:
+    the parts of the background's draw keys (``_key_text``), formatted once per pod and
+    step instead of once per draw."""
 
-    __slots__ = ("line", "load", "paused", "restarts", "stressed", "waiting")
+    __slots__ = (
+        "line",
+        "load",
+        "paused",
+        "pod_text",
+        "restarts",
+        "restarts_text",
+        "stressed",
+        "t_text",
+        "waiting",
+    )
 
     def __init__(self, line: PodTimeline, t: float) -> None:
         self.line = line
@@ -129,6 +144,16 @@ class _Instant:
         self.restarts = line.restart_count(t)
         self.stressed = bool(line.active(t, "cpu"))
         self.load: ContainerLoad | None = None
+        self.pod_text = repr(line.pod.name)
+        self.restarts_text = repr(self.restarts)
+        self.t_text = repr(t)
+
+
+def _key_text(*reprs: str) -> str:
+    """``str`` of the tuple whose items have these ``repr``s (a tuple of two items or more
+    formats as its items' ``repr``s, comma-separated, in parentheses): the text
+    ``seeding.Reseeder`` hashes for that tuple key, built from parts formatted earlier."""
+    return "(" + ", ".join(reprs) + ")"
 
 
 def _scraped(scene: Scene) -> list[_Instant]:
@@ -198,8 +223,9 @@ class MetricSource:
                 continue
             points: dict[LabelKey, list[tuple[float, float]]] = {}
             pods: dict[object, _PodLabels] = {}
+            value_of = self._value_of(query.metric)
             for t, scene, scraped in zip(steps, scenes, pods_at, strict=True):
-                samples = self._samples(query, scene, scraped, replicas, pods)
+                samples = self._samples(query, scene, scraped, replicas, pods, value_of=value_of)
                 if query.group is not None:
                     for labels, value in _sum(samples, query.group):
                         points.setdefault(tuple(sorted(labels.items())), []).append((t, value))
@@ -227,26 +253,31 @@ class MetricSource:
         scraped: list[_Instant],
         replicas: Mapping[str, int],
         pods: dict[object, _PodLabels],
+        *,
+        value_of: _Value,
     ) -> list[Sample]:
         """Every scraped pod's value at ``scene.t``; ``pods`` caches each pod's labels for
-        the query."""
+        the query, ``value_of`` is ``_value_of(query.metric)`` (resolved once per query)."""
         metric, t = query.metric, scene.t
         if metric.startswith("kube_deployment_"):
             return self._deployment(metric, scene, replicas)
         out: list[Sample] = []
-        counter = metric.endswith("_total") and not query.rate
+        rate, summed = query.rate, query.group is not None
         cadvisor = metric.startswith("container_")
+        imaged = cadvisor and not metric.startswith("container_network_")
+        """Labels naming the container's image (cAdvisor's, but a network series' sandbox)."""
+        noisy = not (metric.endswith("_total") and not rate) and self.background is None
         for now in scraped:
-            line, pod = now.line, now.line.pod
             if cadvisor and now.waiting:
                 continue  # no cgroup while the container waits out its back-off: stale
+            line = now.line
+            pod = line.pod
             instance = now.restarts if cadvisor else 0
             key = pod.name if instance == 0 else f"{pod.name}#{instance}"
             known = pods.get(key)
             if (
-                known is not None
-                and "name" in known[0]
-                and "interface" not in known[0]
+                imaged
+                and known is not None
                 and known[0]["image"] != (PAUSE_IMAGE if now.paused else line.facts.image)
             ):
                 known = None
@@ -254,17 +285,16 @@ class MetricSource:
                 labels = self._labels(metric, line, t, instance)
                 keep = _keep(labels, query.matchers)
                 known = pods[key] = pods[id(labels)] = (labels, keep, tuple(sorted(labels.items())))
-            labels, keep = known[0], known[1]
-            if query.group is not None and not keep:
+            labels = known[0]
+            if summed and not known[1]:
                 continue
-            value = self._pod_value(metric, query.rate, now, scene, labels)
+            value = value_of(metric, rate, now, scene, labels)
             if value is None:
                 continue
             if isinstance(value, list):
                 out.extend(value)
             else:
-                plain = counter or self.background is not None
-                noise = 1.0 if plain else self._noise(metric, pod.name, t)
+                noise = self._noise(metric, pod.name, t) if noisy else 1.0
                 out.append((labels, value * noise))
         return out
 
@@ -399,84 +429,154 @@ class MetricSource:
         base += _leaked(line, t)
         return min(base, line.pod.memory_limit * 0.995)
 
-    def _pod_value(
-        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
-    ) -> float | list[Sample] | None:
-        line = now.line
-        t, pod, app = scene.t, line.pod, line.pod.app
-        age = t - pod.created_at
+    def _value_of(self, metric: str) -> _Value:
+        """The method giving a pod's value of ``metric`` (None for an unknown metric).
+
+        Resolved once per query: the metric's name was tested against each known one for
+        every sample before, a chain a kube-state-metrics sample walked to its end."""
         if metric == "container_cpu_usage_seconds_total":
-            if rate:
-                cores = self._cores(now, scene)
-                if self.background is None or cores == 0.0 or now.stressed:
-                    return cores
-                idle = IDLE_CORES.get(self.language.get(app, "go"), 0.003)
-                key: object = (pod.name, now.restarts, t)
-                return self.background.cpu_cores(cores, idle, self._load(now, scene), key)
-            return self._cpu_seconds(line, scene)
+            return self._cpu_usage
         if metric in ("container_memory_working_set_bytes", "container_memory_usage_bytes"):
-            return self._working_set(now, t, scene)
+            return self._memory
         if metric == "container_memory_rss":
-            return self._working_set(now, t, scene) * 0.85
+            return self._rss
         if metric.startswith("container_network_"):
-            calls = scene.received.get(app, 0.0)
-            view = scene.services.get(app)
-            share = 1.0 / len(view.ready) if view and pod.name in view.ready else 0.0
-            per_s = 2000.0 + calls * share * (1500.0 if "receive" in metric else 4000.0)
-            if "packets" in metric:
-                per_s /= 900.0
-            if "errors" in metric or "dropped" in metric:
-                per_s = 0.0
-            elif rate and self.background is not None and "packets" not in metric:
-                per_call = 1500.0 if "receive" in metric else 4000.0
-                load = self._load(now, scene)
-                key = (metric, pod.name, t)
-                return self.background.network_rate(2000.0, per_call, load, key)
-            return per_s if rate else per_s * age  # counters: today's rate over the age
+            return self._network
         if metric in (
             "container_cpu_cfs_throttled_periods_total",
             "container_cpu_cfs_periods_total",
         ):
-            periods = 10.0
-            if metric == "container_cpu_cfs_throttled_periods_total":
-                periods = 9.6 if now.stressed else 0.02
-                if self.background is not None:
-                    if not now.stressed:
-                        periods = self.background.throttled_per_s(self._load(now, scene))
-                    if rate:
-                        key = (metric, pod.name, now.restarts, t)
-                        return self.background.count_rate(periods, key)
-            return periods if rate else periods * (t - _instance_start(line, t))
-        if metric == "container_oom_events_total":
-            count = sum(1 for ts, reason in line.restarts if ts <= t and reason == "OOMKilled")
-            return 0.0 if rate else float(count)
-        if metric == "kube_pod_container_status_restarts_total":
-            return float(now.restarts)
-        if metric in ("kube_pod_container_status_ready", "kube_pod_status_ready"):
-            if metric == "kube_pod_status_ready":
-                ready = "true" if line.ready(t) else "false"
-                return [
-                    (self._with(labels, ("condition", c)), float(c == ready)) for c in CONDITIONS
-                ]
-            return float(line.ready(t))
-        if metric == "kube_pod_container_status_last_terminated_reason":
-            reason = line.last_reason(t)
-            return None if reason is None else [(self._with(labels, ("reason", reason)), 1.0)]
-        if metric == "kube_pod_container_status_waiting_reason":
-            if not now.waiting:
-                return None
-            return [(self._with(labels, ("reason", "CrashLoopBackOff")), 1.0)]
-        if metric in ("kube_pod_container_resource_limits", "kube_pod_container_resource_requests"):
-            limits = metric.endswith("limits")
-            mem = float(pod.memory_limit if limits else self.requests.get(app, 0))
-            cpu = (self.cpu_limit if limits else self.cpu_request).get(app, 0.1)
-            memory = self._with(labels, ("resource", "memory"), ("unit", "byte"))
-            if limits and app in self.cpu_unlimited:  # kube-state-metrics: no series
-                return [(memory, mem)]
-            return [(memory, mem), (self._with(labels, ("resource", "cpu"), ("unit", "core")), cpu)]
-        if metric == "kube_pod_status_phase":
-            return [(self._with(labels, ("phase", p)), float(p == "Running")) for p in PHASES]
+            return self._cfs_periods
+        others: dict[str, _Value] = {
+            "container_oom_events_total": self._oom_events,
+            "kube_pod_container_status_restarts_total": self._restarts,
+            "kube_pod_container_status_ready": self._container_ready,
+            "kube_pod_status_ready": self._pod_ready,
+            "kube_pod_container_status_last_terminated_reason": self._terminated,
+            "kube_pod_container_status_waiting_reason": self._waiting,
+            "kube_pod_container_resource_limits": self._resources,
+            "kube_pod_container_resource_requests": self._resources,
+            "kube_pod_status_phase": self._phase_value,
+        }
+        return others.get(metric, self._unknown)
+
+    def _unknown(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> None:
+        """An unknown metric's value: none (no series, as Prometheus answers for one)."""
         return None
+
+    def _cpu_usage(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> float:
+        if not rate:
+            return self._cpu_seconds(now.line, scene)
+        cores = self._cores(now, scene)
+        if self.background is None or cores == 0.0 or now.stressed:
+            return cores
+        pod = now.line.pod
+        idle = IDLE_CORES.get(self.language.get(pod.app, "go"), 0.003)
+        key = _key_text(now.pod_text, now.restarts_text, now.t_text)  # (pod, restarts, t)
+        return self.background.cpu_cores(cores, idle, self._load(now, scene), key)
+
+    def _memory(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> float:
+        return self._working_set(now, scene.t, scene)
+
+    def _rss(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> float:
+        return self._working_set(now, scene.t, scene) * 0.85
+
+    def _network(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> float:
+        pod, t = now.line.pod, scene.t
+        app = pod.app
+        calls = scene.received.get(app, 0.0)
+        view = scene.services.get(app)
+        share = 1.0 / len(view.ready) if view and pod.name in view.ready else 0.0
+        per_s = 2000.0 + calls * share * (1500.0 if "receive" in metric else 4000.0)
+        if "packets" in metric:
+            per_s /= 900.0
+        if "errors" in metric or "dropped" in metric:
+            per_s = 0.0
+        elif rate and self.background is not None and "packets" not in metric:
+            per_call = 1500.0 if "receive" in metric else 4000.0
+            load = self._load(now, scene)
+            key = _key_text(repr(metric), now.pod_text, now.t_text)  # (metric, pod, t)
+            return self.background.network_rate(2000.0, per_call, load, key)
+        return per_s if rate else per_s * (t - pod.created_at)  # counters: rate over the age
+
+    def _cfs_periods(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> float:
+        line, t = now.line, scene.t
+        periods = 10.0
+        if metric == "container_cpu_cfs_throttled_periods_total":
+            periods = 9.6 if now.stressed else 0.02
+            if self.background is not None:
+                if not now.stressed:
+                    periods = self.background.throttled_per_s(self._load(now, scene))
+                if rate:
+                    key = _key_text(repr(metric), now.pod_text, now.restarts_text, now.t_text)
+                    return self.background.count_rate(periods, key)
+        return periods if rate else periods * (t - _instance_start(line, t))
+
+    def _oom_events(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> float:
+        t = scene.t
+        count = sum(1 for ts, reason in now.line.restarts if ts <= t and reason == "OOMKilled")
+        return 0.0 if rate else float(count)
+
+    def _restarts(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> float:
+        return float(now.restarts)
+
+    def _container_ready(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> float:
+        return float(now.line.ready(scene.t))
+
+    def _pod_ready(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> list[Sample]:
+        ready = "true" if now.line.ready(scene.t) else "false"
+        return [(self._with(labels, ("condition", c)), float(c == ready)) for c in CONDITIONS]
+
+    def _terminated(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> list[Sample] | None:
+        reason = now.line.last_reason(scene.t)
+        return None if reason is None else [(self._with(labels, ("reason", reason)), 1.0)]
+
+    def _waiting(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> list[Sample] | None:
+        if not now.waiting:
+            return None
+        return [(self._with(labels, ("reason", "CrashLoopBackOff")), 1.0)]
+
+    def _resources(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> list[Sample]:
+        pod = now.line.pod
+        app = pod.app
+        limits = metric.endswith("limits")
+        mem = float(pod.memory_limit if limits else self.requests.get(app, 0))
+        cpu = (self.cpu_limit if limits else self.cpu_request).get(app, 0.1)
+        memory = self._with(labels, ("resource", "memory"), ("unit", "byte"))
+        if limits and app in self.cpu_unlimited:  # kube-state-metrics: no series
+            return [(memory, mem)]
+        return [(memory, mem), (self._with(labels, ("resource", "cpu"), ("unit", "core")), cpu)]
+
+    def _phase_value(
+        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+    ) -> list[Sample]:
+        return [(self._with(labels, ("phase", p)), float(p == "Running")) for p in PHASES]
 
     def _deployment(self, metric: str, scene: Scene, replicas: Mapping[str, int]) -> list[Sample]:
         value_of = _DEPLOYMENT.get(metric)

@@ -23,7 +23,12 @@ def key_int(seed: int, *parts: object) -> int:
 
     The text hashed is ``str`` of each of them joined by ``|``, so a key's value never
     depends on how it is built (``Reseeder`` hashes the very same text)."""
-    text = "|".join(map(str, (seed, *parts)))
+    return text_int("|".join(map(str, (seed, *parts))))
+
+
+def text_int(text: str) -> int:
+    """``key_int``'s value for its key text (the seed and parts already ``|``-joined), for
+    callers that keep a key's fixed start and append only the part that changes."""
     return _from_bytes(blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
