@@ -30,7 +30,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 
-from r2act.cluster.sim.seeding import Reseeder, text_int, unit
+from r2act.cluster.sim.seeding import Reseeder, key_start, text_int, unit
 from r2act.schema import NoiseLevel
 
 CFS_PERIOD_S = 0.1
@@ -228,7 +228,7 @@ class Background:
         if start is None:
             if len(self._ws_keys) > 4096:  # bounded like ``_offsets``
                 self._ws_keys.clear()
-            start = self._ws_keys[key] = "|".join(map(str, (self.seed, "bg-ws", *key))) + "|"
+            start = self._ws_keys[key] = key_start(self.seed, "bg-ws", *key)
         return text_int(start + str(bucket)) / 2**64
 
     def _alloc_mib_s(self, runtime: Runtime, load: ContainerLoad) -> float:

@@ -26,6 +26,12 @@ def key_int(seed: int, *parts: object) -> int:
     return text_int("|".join(map(str, (seed, *parts))))
 
 
+def key_start(seed: int, *parts: object) -> str:
+    """The text ``key_int`` hashes for a key that begins with ``parts``, up to and including
+    the ``|`` before the next part: callers that keep a key's fixed start append the rest."""
+    return "|".join(map(str, (seed, *parts))) + "|"
+
+
 def text_int(text: str) -> int:
     """``key_int``'s value for its key text (the seed and parts already ``|``-joined), for
     callers that keep a key's fixed start and append only the part that changes."""
@@ -44,7 +50,7 @@ class Reseeder:
     returned is valid until the next call."""
 
     def __init__(self, seed: int, *prefix: object) -> None:
-        self._start = "|".join(map(str, (seed, *prefix))) + "|"
+        self._start = key_start(seed, *prefix)
         self._generator = random.Random()
 
     def __call__(self, key: object) -> random.Random:
