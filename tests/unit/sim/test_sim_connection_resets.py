@@ -140,3 +140,52 @@ def test_no_high_cpu_warning_is_rendered_without_its_source(reference_dir: Path)
     from r2act.cluster.sim import texts as sim_texts
 
     assert "CPU usage" not in Path(sim_texts.__file__).read_text()
+
+
+def _drawn_by_hand(key: tuple[int, str, str], lam: float, lo: float, hi: float) -> int:
+    """Resets in (lo, hi] from the keyed draws themselves: per hour-long block, its count
+    from its ``conn-reset`` unit (Poisson inverse transform at the block's mean) and that
+    many times from its ``conn-reset-at`` units; nothing kept between calls."""
+    import math
+
+    from r2act.cluster.sim.background import RESET_BLOCK_S
+    from r2act.cluster.sim.seeding import unit
+
+    seed, pod, entry = key
+    total = 0
+    for b in range(math.floor(lo / RESET_BLOCK_S), math.floor(hi / RESET_BLOCK_S) + 1):
+        u, mean = unit(seed, "conn-reset", pod, entry, b), lam * RESET_BLOCK_S
+        n, term = 0, math.exp(-mean)
+        cdf = term
+        while cdf < u:
+            n += 1
+            term *= mean / n
+            cdf += term
+        times = [
+            (b + unit(seed, "conn-reset-at", pod, entry, b, i)) * RESET_BLOCK_S for i in range(n)
+        ]
+        total += sum(lo < t <= hi for t in times)
+    return total
+
+
+def test_a_process_drawn_again_at_another_rate_or_start_counts_its_own_draws() -> None:
+    """The process keeps its blocks' unit draws across rates (a scene that changes a
+    route's rate draws the process again) and begins at the start it is asked from: the
+    counts are those the keyed draws give by hand, whatever was asked before."""
+    noise = NoiseLevel.HEAVY
+    factor = RESET_PER_CONNECTION * NOISE_FACTOR[noise]
+    asks = [
+        (200.0, T0, 9e3),
+        (400.0, T0, 9e3),
+        (200.0, T0, 2e4),
+        (200.0, T0 - 8e3, 9e3),
+        (400.0, T0 + 5e3, 4e3),
+    ]
+    for rate, started, elapsed in asks:
+        got = connection_resets(
+            3, "lg-x", "GET /y", rate, started=started, now=started + elapsed, noise=noise
+        )
+        assert got == _drawn_by_hand(
+            (3, "lg-x", "GET /y"), rate * factor, started, started + elapsed
+        )
+        assert got > 0

@@ -31,11 +31,15 @@ import math
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from r2act.cluster.sim.seeding import unit
 from r2act.cluster.sim.timeline import PodTimeline
 from r2act.schema import NoiseLevel, Topology
 from r2act.schema.quantities import cpu_millicores
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 NOISE_FACTOR: dict[NoiseLevel, float] = {
     NoiseLevel.NONE: 0.0,
@@ -192,17 +196,32 @@ rate: any length gives the same Poisson process)."""
 
 
 @dataclass
-class _Resets:
-    """The reset process of one request entry, drawn block by block of the virtual clock
-    from ``base`` on: per block its sorted reset times and the resets before it."""
+class _BlockUnits:
+    """The unit draws of one request entry's reset process in one block: the one its count
+    comes from and those its reset times come from, as many as were asked. They depend on
+    the key (seed, pod, entry, block, index) alone, not on the rate, so the block drawn
+    again at another rate (every scene that changes the route's rate) reuses them."""
 
-    rate: float
-    base: int
-    times: list[list[float]]
-    before: list[int]
+    count: float
+    times: list[float]
 
 
-_RESETS: dict[tuple[int, str, str, float], _Resets] = {}
+_UNITS: dict[tuple[int, str, str], dict[int, _BlockUnits]] = {}
+_TIMES: dict[tuple[int, str, str, float], dict[int, list[float]]] = {}
+"""Per request entry and rate, the sorted reset times of each block asked. Only the blocks
+a window asks are drawn: the load generator starts a day before its incident, and the
+incidents of a campaign lie weeks apart on the clock, so a process drawn through every
+block in between would draw thousands no count reads."""
+
+
+def _bounded(cache: dict[_K, dict[int, _V]], key: _K) -> dict[int, _V]:
+    """``cache[key]``, made empty if missing (the cache is emptied past 4096 keys)."""
+    found = cache.get(key)
+    if found is None:
+        if len(cache) > 4096:
+            cache.clear()
+        found = cache[key] = {}
+    return found
 
 
 def _poisson(u: float, mean: float) -> int:
@@ -216,40 +235,24 @@ def _poisson(u: float, mean: float) -> int:
     return k
 
 
-def _process(entry: tuple[int, str, str], lam: float, lo: float, hi: float) -> _Resets:
-    """The reset process of ``entry`` (seed, pod, entry), drawn at least over the blocks
-    from ``lo``'s to ``hi``'s."""
-    seed, pod, name = entry
-    key = (seed, pod, name, round(lam, 12))
-    first = math.floor(lo / RESET_BLOCK_S)
-    process = _RESETS.get(key)
-    if process is None or first < process.base:
-        if len(_RESETS) > 4096:
-            _RESETS.clear()
-        process = _RESETS[key] = _Resets(lam, first - 48, [], [])
-    _draw(process, entry, lam, hi)
-    return process
-
-
-def _draw(process: _Resets, entry: tuple[int, str, str], lam: float, hi: float) -> None:
-    """Draw ``process`` on, block by block, through ``hi``'s block."""
-    seed, pod, name = entry
-    last = math.floor(hi / RESET_BLOCK_S)
-    while process.base + len(process.times) <= last:
-        b = process.base + len(process.times)
-        n = _poisson(unit(seed, "conn-reset", pod, name, b), lam * RESET_BLOCK_S)
-        at = sorted(
-            (b + unit(seed, "conn-reset-at", pod, name, b, i)) * RESET_BLOCK_S for i in range(n)
-        )
-        prior = process.before[-1] + len(process.times[-1]) if process.times else 0
-        process.times.append(at)
-        process.before.append(prior)
-
-
-def _count(process: _Resets, t: float) -> int:
-    """Resets of a process drawn through ``t``'s block, from its first block to ``t``."""
-    index = math.floor(t / RESET_BLOCK_S) - process.base
-    return process.before[index] + bisect_right(process.times[index], t)
+def _block_times(entry: tuple[int, str, str], lam: float, block: int) -> list[float]:
+    """The sorted reset times of ``entry``'s process at rate ``lam`` in ``block``: as many
+    as the Poisson count its ``conn-reset`` unit gives at the block's mean, each from its
+    own ``conn-reset-at`` unit."""
+    kept = _bounded(_TIMES, (*entry, round(lam, 12)))
+    times = kept.get(block)
+    if times is None:
+        seed, pod, name = entry
+        units = _bounded(_UNITS, entry)
+        drawn = units.get(block)
+        if drawn is None:
+            drawn = units[block] = _BlockUnits(unit(seed, "conn-reset", pod, name, block), [])
+        n = _poisson(drawn.count, lam * RESET_BLOCK_S)
+        at = drawn.times
+        for i in range(len(at), n):
+            at.append(unit(seed, "conn-reset-at", pod, name, block, i))
+        times = kept[block] = sorted((block + at[i]) * RESET_BLOCK_S for i in range(n))
+    return times
 
 
 def connection_resets(
@@ -280,35 +283,49 @@ class ResetColumn:
     """One request entry's ``connection_resets``, asked table after table.
 
     A stats table asks for every entry at every tick, and the tables of one stretch of the
-    history come one after another: the process is looked up once per column, the resets
-    before the load generator's start counted once per start, and the ticks of a table
-    (seconds apart, nearly always inside one hour-long block) counted in that block's
-    sorted times directly. The counts are ``connection_resets``'s, whatever was asked
-    before: the process's draws are keyed, so holding it changes no count."""
+    history come one after another: the resets from the load generator's start to the
+    start of a tick's block are counted once per (start, block), and a tick adds those of
+    its block up to it (ticks seconds apart nearly always share one hour-long block). The
+    counts are ``connection_resets``'s, whatever was asked before: every block's draws are
+    keyed, so holding them changes no count."""
 
     def __init__(self, seed: int, pod: str, entry: str, req_rate: float, noise: NoiseLevel) -> None:
         self.entry = (seed, pod, entry)
         self.lam = req_rate * RESET_PER_CONNECTION * NOISE_FACTOR[noise]
-        self._process: _Resets | None = None
-        self._started = -math.inf
-        self._before = 0
-        """Resets of ``_process`` up to ``_started``."""
+        self._prior: dict[tuple[float, int], int] = {}
+        """(start, block) -> resets after the start and before the block (for the start's
+        own block: minus those up to the start, so that adding the block's count up to a
+        tick gives the resets between them)."""
+
+    def _before(self, started: float, block: int) -> int:
+        prior = self._prior
+        found = prior.get((started, block))
+        if found is not None:
+            return found
+        first = math.floor(started / RESET_BLOCK_S)
+        known = block
+        while known > first and (started, known) not in prior:
+            known -= 1
+        if (started, known) not in prior:
+            prior[(started, known)] = -bisect_right(
+                _block_times(self.entry, self.lam, known), started
+            )
+        count = prior[(started, known)]
+        for b in range(known, block):
+            count += len(_block_times(self.entry, self.lam, b))
+            prior[(started, b + 1)] = count
+        return count
 
     def at(self, started: float, ticks: list[float]) -> list[int]:
         """Resets from ``started`` to each of ``ticks`` (zero at a tick not after it)."""
         if self.lam <= 0 or not ticks or max(ticks) <= started:
             return [0] * len(ticks)
-        hi = max(ticks)
-        process = self._process
-        if process is None or started != self._started:
-            process = self._process = _process(self.entry, self.lam, started, hi)
-            self._started, self._before = started, _count(process, started)
-        else:
-            _draw(process, self.entry, self.lam, hi)
-        before = self._before
-        block = math.floor(min(ticks) / RESET_BLOCK_S)
-        if block == math.floor(hi / RESET_BLOCK_S):
-            times = process.times[block - process.base]
-            prior = process.before[block - process.base] - before
-            return [prior + bisect_right(times, t) if t > started else 0 for t in ticks]
-        return [_count(process, t) - before if t > started else 0 for t in ticks]
+        out = []
+        for t in ticks:
+            if t <= started:
+                out.append(0)
+                continue
+            block = math.floor(t / RESET_BLOCK_S)
+            times = _block_times(self.entry, self.lam, block)
+            out.append(self._before(started, block) + bisect_right(times, t))
+        return out
