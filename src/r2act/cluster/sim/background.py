@@ -321,11 +321,14 @@ class ResetColumn:
         if self.lam <= 0 or not ticks or max(ticks) <= started:
             return [0] * len(ticks)
         out = []
+        block, prior, times = None, 0, []
         for t in ticks:
             if t <= started:
                 out.append(0)
                 continue
-            block = math.floor(t / RESET_BLOCK_S)
-            times = _block_times(self.entry, self.lam, block)
-            out.append(self._before(started, block) + bisect_right(times, t))
+            here = math.floor(t / RESET_BLOCK_S)
+            if here != block:  # a table's ticks nearly always share one block
+                block, prior = here, self._before(started, here)
+                times = _block_times(self.entry, self.lam, here)
+            out.append(prior + bisect_right(times, t))
         return out
