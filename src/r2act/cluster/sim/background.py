@@ -235,11 +235,13 @@ def _poisson(u: float, mean: float) -> int:
     return k
 
 
-def _block_times(entry: tuple[int, str, str], lam: float, block: int) -> list[float]:
+def _block_times(
+    kept: dict[int, list[float]], entry: tuple[int, str, str], lam: float, block: int
+) -> list[float]:
     """The sorted reset times of ``entry``'s process at rate ``lam`` in ``block``: as many
     as the Poisson count its ``conn-reset`` unit gives at the block's mean, each from its
-    own ``conn-reset-at`` unit."""
-    kept = _bounded(_TIMES, (*entry, round(lam, 12)))
+    own ``conn-reset-at`` unit. ``kept``: the blocks already drawn at this rate (the
+    entry's and rate's dict of ``_TIMES``)."""
     times = kept.get(block)
     if times is None:
         seed, pod, name = entry
@@ -292,6 +294,7 @@ class ResetColumn:
     def __init__(self, seed: int, pod: str, entry: str, req_rate: float, noise: NoiseLevel) -> None:
         self.entry = (seed, pod, entry)
         self.lam = req_rate * RESET_PER_CONNECTION * NOISE_FACTOR[noise]
+        self._times = _bounded(_TIMES, (*self.entry, round(self.lam, 12)))
         self._prior: dict[tuple[float, int], int] = {}
         """(start, block) -> resets after the start and before the block (for the start's
         own block: minus those up to the start, so that adding the block's count up to a
@@ -308,11 +311,11 @@ class ResetColumn:
             known -= 1
         if (started, known) not in prior:
             prior[(started, known)] = -bisect_right(
-                _block_times(self.entry, self.lam, known), started
+                _block_times(self._times, self.entry, self.lam, known), started
             )
         count = prior[(started, known)]
         for b in range(known, block):
-            count += len(_block_times(self.entry, self.lam, b))
+            count += len(_block_times(self._times, self.entry, self.lam, b))
             prior[(started, b + 1)] = count
         return count
 
@@ -329,6 +332,6 @@ class ResetColumn:
             here = math.floor(t / RESET_BLOCK_S)
             if here != block:  # a table's ticks nearly always share one block
                 block, prior = here, self._before(started, here)
-                times = _block_times(self.entry, self.lam, here)
+                times = _block_times(self._times, self.entry, self.lam, here)
             out.append(prior + bisect_right(times, t))
         return out
