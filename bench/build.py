@@ -209,6 +209,12 @@ def main() -> None:
         parquet_settings(args.parquet, 40)
         return
     run = args.run or _newest_run()
+    if not (run / "raw").is_dir():
+        print(
+            f"{run}: not a run directory (no raw/ in it); pass one `r2act collect` made",
+            file=sys.stderr,
+        )
+        sys.exit(2)
     if args.stage:
         print(json.dumps(_stage(args.stage, run, args.out, args.workers)))
         return
