@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -169,6 +168,8 @@ class SimulatedCluster:
         self._timelines: dict[str, PodTimeline] | None = None
         self._cuts: list[float] = []
         self._scenes: dict[int, Scene] = {}
+        self._read_scenes: dict[tuple[object, ...], Scene] = {}
+        """Scenes by what they read (``_stretch_scene``); kept across changes."""
         self._clock = SimClock(self)
         self._unsaved = False
 
@@ -230,9 +231,28 @@ class SimulatedCluster:
         if scene is None:
             if len(self._scenes) > 512:
                 self._scenes.clear()
-            scene = build_scene(self.topology, timelines, t, self.users, self.noise)
+            scene = self._stretch_scene(stretch, timelines, t)
             self._scenes[stretch] = scene
-        return scene if scene.t == t else replace(scene, t=t)
+        return scene if scene.t == t else scene.at(t)
+
+    def _stretch_scene(self, stretch: int, timelines: dict[str, PodTimeline], t: float) -> Scene:
+        """The scene of the stretch holding ``t``: one an earlier history built, when what a
+        scene reads before the stretch's end is the same in both, else a new one.
+
+        A change of the history happens at the clock's now, so the stretches before it
+        mostly read what they read before it (``PodTimeline.read_before``), and the same
+        users and noise give the same scene; the copy carries the current timelines."""
+        end = self._cuts[stretch] if stretch < len(self._cuts) else math.inf
+        parts = (line.read_before(end) for line in timelines.values())
+        key = (end, self.users, self.noise, tuple(p for p in parts if p is not None))
+        known = self._read_scenes.get(key)
+        if known is not None:
+            return known.at(t, timelines)
+        if len(self._read_scenes) > 512:
+            self._read_scenes.clear()
+        scene = build_scene(self.topology, timelines, t, self.users, self.noise)
+        self._read_scenes[key] = scene.at(t, {})  # no history kept alive by the memo
+        return scene
 
     def _bucket_scene(self, t: float) -> Scene:
         """The scene logs use for the bucket piece holding ``t`` (shared by metrics)."""
