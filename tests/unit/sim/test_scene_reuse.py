@@ -1,15 +1,18 @@
 """Scenes kept across changes of the history are the scenes a fresh build gives.
 
 ``SimulatedCluster.scene_at`` reuses a stretch's scene built for an earlier history when
-what a scene reads before the stretch's end (``PodTimeline.read_before``) is the same. The
-tests hold it to ``build_scene`` itself: every scene served after injections, plans,
-removals and a rewind equals a fresh build; times at or after an instant fold away
-without changing any scene before it, and a time before it changes what is read.
+what a scene reads before the stretch's end (``PodTimeline.read_before``) is the same, or
+(for the stretch a change cut short) what the older, longer stretch read before the new
+end (``fold_history``). The tests hold it to ``build_scene`` itself: every scene served
+after injections, plans, removals and a rewind equals a fresh build; times at or after an
+instant fold away without changing any scene before it, a time before it changes what is
+read, and folding again is reading before the earlier end.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import replace
 from itertools import pairwise
@@ -19,7 +22,7 @@ import pytest
 from r2act.cluster.sim import SimulatedCluster
 from r2act.cluster.sim import cluster as cluster_module
 from r2act.cluster.sim.scene import Scene, build_scene
-from r2act.cluster.sim.timeline import ActiveFault, PodTimeline
+from r2act.cluster.sim.timeline import ActiveFault, PodTimeline, fold_history, history_before
 from r2act.schema import NoiseLevel
 from r2act.systems import ONLINE_BOUTIQUE
 
@@ -233,3 +236,60 @@ def test_scene_at_copies_are_what_replace_gives(
         assert list(vars(moved)) == list(vars(scene))
     other: dict[str, PodTimeline] = {}
     assert vars(scene.at(2.0, other)) == vars(replace(scene, t=2.0, timelines=other))
+
+
+def test_the_stretch_a_change_cuts_short_keeps_its_scene(
+    make_cluster: Callable[..., SimulatedCluster], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = counting(monkeypatch)
+    cluster = make_cluster()
+    cluster.clock.sleep(200.0)
+    before = cluster.clock.now()
+    first = cluster.scene_at(before)
+    assert cluster._cuts[-1] < before  # the open stretch up to now
+    count = built[0]
+    cluster.inject(chaos(incident("cartservice", "pod_failure", "severe")))
+    assert cluster._cuts[-1] > before  # the change point cut it short
+    again = cluster.scene_at(before)
+    assert built[0] == count  # not rebuilt
+    assert again.services is first.services
+    fresh = build_scene(cluster.topology, cluster.timelines(), before, cluster.users, cluster.noise)
+    assert_same(again, fresh)
+    check_every_stretch(cluster)
+
+
+def test_folding_the_history_again_is_reading_it_before_the_earlier_end(
+    make_cluster: Callable[..., SimulatedCluster],
+) -> None:
+    cluster = faulted(make_cluster)
+    timelines = cluster.timelines()
+    cuts = cluster._cuts
+    assert len(cuts) > 6
+    ends = [*cuts, math.inf]
+    for i, end in enumerate(ends):
+        reads = history_before(timelines, end)
+        assert reads == tuple(
+            p for line in timelines.values() if (p := line.read_before(end)) is not None
+        )
+        for h in [*ends[: i + 1], *(c - 0.5 for c in cuts[:i])]:
+            assert fold_history(reads, h) == history_before(timelines, h)
+
+
+def test_a_longer_stretch_that_read_another_history_is_not_taken(
+    make_cluster: Callable[..., SimulatedCluster],
+) -> None:
+    cluster = make_cluster()
+    cluster.clock.sleep(200.0)
+    t = cluster.clock.now()
+    cluster.inject(chaos(incident("cartservice", "pod_failure", "severe")))
+    timelines, cuts = cluster.timelines(), cluster._cuts
+    k = bisect_right(cuts, t)
+    start, end = cuts[k - 1], cuts[k]
+    reads = history_before(timelines, end)
+    planted = replace(cluster.scene_at(t), services={})
+    where = (start, cluster.users, cluster.noise)
+    for other, taken in ((reads[1:], False), (reads, True)):
+        cluster._scenes.clear()
+        cluster._read_scenes.clear()
+        cluster._longer = {where: [(end + 50.0, other, planted)]}
+        assert (cluster.scene_at(t).services is planted.services) is taken

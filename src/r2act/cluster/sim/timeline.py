@@ -68,8 +68,22 @@ LOOP_HORIZON_S = 86_400.0
 
 AppFault = tuple[str, Fault, ChaosRec, float, float]
 """(app, fault, its object, start, stop): a fault on every pod of an app while it acts."""
-PastReads = tuple[object, ...]
-"""A pod's part in the scenes before an instant (``PodTimeline.read_before``)."""
+PastReads = tuple[
+    str,
+    str,
+    int,
+    int,
+    tuple[tuple[str, str], ...],
+    float,
+    float,
+    float,
+    tuple[tuple[Fault, float, float, float], ...],
+    tuple[tuple[float, float], ...],
+    tuple[tuple[float, str], ...],
+]
+"""A pod's part in the scenes before an instant (``PodTimeline.read_before``): name, app,
+revision, memory limit, env, created, ready, deleted, faults (fault, start, stop, end), down
+intervals and restarts."""
 
 
 @dataclass
@@ -191,6 +205,36 @@ class PodTimeline:
             down,
             restarts,
         )
+
+
+def history_before(timelines: dict[str, PodTimeline], h: float) -> tuple[PastReads, ...]:
+    """What the scene of an instant before ``h`` can read of the history: each pod's
+    ``read_before(h)`` that plays a part, in timeline order."""
+    parts = (line.read_before(h) for line in timelines.values())
+    return tuple(p for p in parts if p is not None)
+
+
+def fold_history(reads: tuple[PastReads, ...], h: float) -> tuple[PastReads, ...]:
+    """``history_before(timelines, h)`` computed from ``history_before(timelines, end)``
+    for an ``h`` at or before ``end`` (the folded times stay folded): what a scene before
+    ``h`` read of a history that has changed since."""
+    inf = math.inf
+    out: list[PastReads] = []
+    for name, app, revision, limit, env, created, ready, gone, faults, down, restarts in reads:
+        f = tuple(
+            (x, start, stop if stop < h else inf, end if end < h else inf)
+            for x, start, stop, end in faults
+            if start < h
+        )
+        d = tuple((s, e if e < h else inf) for s, e in down if s < h)
+        r = tuple(x for x in restarts if x[0] < h)
+        c = created if created < h else inf
+        b = ready if ready < h else inf
+        g = gone if gone < h else inf
+        if c == b == g == inf and not (f or d or r):
+            continue
+        out.append((name, app, revision, limit, env, c, b, g, f, d, r))
+    return tuple(out)
 
 
 def fault_window(rec: ChaosRec) -> tuple[float, float, float] | None:
