@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,10 +52,13 @@ from r2act.cluster.sim.state import (
     state_path,
 )
 from r2act.cluster.sim.timeline import (
+    PastReads,
     PodTimeline,
     build_timelines,
     change_points,
     collectable_from,
+    fold_history,
+    history_before,
 )
 from r2act.cluster.sim.tracebook import TraceBook
 from r2act.cluster.sim.view import cluster_state, health_report
@@ -84,6 +86,8 @@ from r2act.schema import (
 from r2act.schema.traces import Span
 from r2act.systems import DEFAULT_SYSTEM, SYSTEMS, system_of
 
+Reads = tuple[PastReads, ...]
+"""What a stretch's scene reads of the history (``timeline.history_before``)."""
 TELEMETRY_RETENTION_S = 6 * 3600.0
 """Logs and metrics older than this are gone (kubelet log rotation, a short TSDB)."""
 REMOVE_WAIT_S = 1.0
@@ -169,6 +173,10 @@ class SimulatedCluster:
         self._timelines: dict[str, PodTimeline] | None = None
         self._cuts: list[float] = []
         self._scenes: dict[int, Scene] = {}
+        self._read_scenes: dict[tuple[object, ...], Scene] = {}
+        """Scenes by stretch end and what they read (``_stretch_scene``); kept across changes."""
+        self._longer: dict[tuple[object, ...], list[tuple[float, Reads, Scene]]] = {}
+        """The same scenes by stretch start: (end, what they read, scene)."""
         self._clock = SimClock(self)
         self._unsaved = False
 
@@ -230,9 +238,42 @@ class SimulatedCluster:
         if scene is None:
             if len(self._scenes) > 512:
                 self._scenes.clear()
-            scene = build_scene(self.topology, timelines, t, self.users, self.noise)
+            scene = self._stretch_scene(stretch, timelines, t)
             self._scenes[stretch] = scene
-        return scene if scene.t == t else replace(scene, t=t)
+        return scene if scene.t == t else scene.at(t)
+
+    def _stretch_scene(self, stretch: int, timelines: dict[str, PodTimeline], t: float) -> Scene:
+        """The scene of the stretch holding ``t``: one an earlier history built, when what a
+        scene reads before the stretch's end is the same in both, else a new one.
+
+        A change of the history happens at the clock's now, so the stretches before it
+        mostly read what they read before it (``timeline.history_before``), and the same
+        users and noise give the same scene; the copy carries the current timelines. The
+        stretch a change cuts short (it held the change point) keeps its scene too: that
+        scene held over the whole of the older, longer stretch, and what the shorter one
+        reads is what the older history read before the new end (``fold_history``)."""
+        cuts = self._cuts
+        end = cuts[stretch] if stretch < len(cuts) else math.inf
+        start = cuts[stretch - 1] if stretch > 0 else -math.inf
+        reads = history_before(timelines, end)
+        key = (end, self.users, self.noise, reads)
+        known = self._read_scenes.get(key)
+        if known is not None:
+            return known.at(t, timelines)
+        where = (start, self.users, self.noise)
+        longer = self._longer.get(where, [])
+        cut = next((s for e, r, s in longer if e > end and fold_history(r, end) == reads), None)
+        if cut is not None:
+            scene = cut.at(t, timelines)
+        else:
+            scene = build_scene(self.topology, timelines, t, self.users, self.noise)
+        if len(self._read_scenes) > 512:
+            self._read_scenes.clear()
+            self._longer.clear()
+        kept = scene.at(t, {})  # no history kept alive by the memo
+        self._read_scenes[key] = kept
+        self._longer.setdefault(where, []).append((end, reads, kept))
+        return scene
 
     def _bucket_scene(self, t: float) -> Scene:
         """The scene logs use for the bucket piece holding ``t`` (shared by metrics)."""

@@ -139,6 +139,19 @@ class Scene:
     noise: NoiseLevel = NoiseLevel.NONE
     """The background level the scene was built at (the load generator's resets read it)."""
 
+    def at(self, t: float, timelines: dict[str, PodTimeline] | None = None) -> Scene:
+        """A shallow copy at instant ``t`` (and over ``timelines``, when given).
+
+        What ``dataclasses.replace`` gives, without its per-field walk through
+        ``__init__``: one is made for nearly every instant a scene is asked at."""
+        moved = object.__new__(Scene)
+        fields = moved.__dict__
+        fields.update(self.__dict__)
+        fields["t"] = t
+        if timelines is not None:
+            fields["timelines"] = timelines
+        return moved
+
 
 def address_kind(address: str, callee: str, namespace_hosts: set[str]) -> str | None:
     """How dialling ``address`` for ``callee`` fails: None when it reaches the callee."""

@@ -68,6 +68,22 @@ LOOP_HORIZON_S = 86_400.0
 
 AppFault = tuple[str, Fault, ChaosRec, float, float]
 """(app, fault, its object, start, stop): a fault on every pod of an app while it acts."""
+PastReads = tuple[
+    str,
+    str,
+    int,
+    int,
+    tuple[tuple[str, str], ...],
+    float,
+    float,
+    float,
+    tuple[tuple[Fault, float, float, float], ...],
+    tuple[tuple[float, float], ...],
+    tuple[tuple[float, str], ...],
+]
+"""A pod's part in the scenes before an instant (``PodTimeline.read_before``): name, app,
+revision, memory limit, env, created, ready, deleted, faults (fault, start, stop, end), down
+intervals and restarts."""
 
 
 @dataclass
@@ -148,6 +164,77 @@ class PodTimeline:
         if not self.faults:
             return []
         return [a for a in self.faults if a.fault.effect == effect and a.start <= t < a.end]
+
+    def read_before(self, h: float) -> PastReads | None:
+        """What the scene of an instant before ``h`` can read of this pod, times at or after
+        ``h`` folded into infinity; None when the pod plays no part before ``h``.
+
+        A scene at ``t`` compares every time of a timeline with ``t`` or with an earlier
+        instant (``created_at <= t``, ``t < end``, ``ts <= t``), so a time at or after
+        ``h > t`` reads as infinity does: a change of the history at or after ``h`` (a
+        fault stopped now, a pod created now) leaves this tuple as it was. A pod with no
+        time before ``h`` neither exists nor serves a connection then. Every time a change
+        point is made of is in it (``change_points``), so equal tuples also mean the same
+        stretch bounds below ``h``. The pod's lists are kept in order (the scene sums over
+        them in that order)."""
+        pod = self.pod
+        inf = math.inf
+        faults = tuple(
+            (a.fault, a.start, a.stop if a.stop < h else inf, a.end if a.end < h else inf)
+            for a in self.faults
+            if a.start < h
+        )
+        down = tuple((s, e if e < h else inf) for s, e in self.down if s < h)
+        restarts = tuple(r for r in self.restarts if r[0] < h)
+        gone = pod.deleted_at if pod.deleted_at is not None and pod.deleted_at < h else inf
+        created = pod.created_at if pod.created_at < h else inf
+        ready = pod.ready_at if pod.ready_at < h else inf
+        if created == ready == gone == inf and not (faults or down or restarts):
+            return None
+        env = tuple(pod.env.items())
+        return (
+            pod.name,
+            pod.app,
+            pod.revision,
+            pod.memory_limit,
+            env,
+            created,
+            ready,
+            gone,
+            faults,
+            down,
+            restarts,
+        )
+
+
+def history_before(timelines: dict[str, PodTimeline], h: float) -> tuple[PastReads, ...]:
+    """What the scene of an instant before ``h`` can read of the history: each pod's
+    ``read_before(h)`` that plays a part, in timeline order."""
+    parts = (line.read_before(h) for line in timelines.values())
+    return tuple(p for p in parts if p is not None)
+
+
+def fold_history(reads: tuple[PastReads, ...], h: float) -> tuple[PastReads, ...]:
+    """``history_before(timelines, h)`` computed from ``history_before(timelines, end)``
+    for an ``h`` at or before ``end`` (the folded times stay folded): what a scene before
+    ``h`` read of a history that has changed since."""
+    inf = math.inf
+    out: list[PastReads] = []
+    for name, app, revision, limit, env, created, ready, gone, faults, down, restarts in reads:
+        f = tuple(
+            (x, start, stop if stop < h else inf, end if end < h else inf)
+            for x, start, stop, end in faults
+            if start < h
+        )
+        d = tuple((s, e if e < h else inf) for s, e in down if s < h)
+        r = tuple(x for x in restarts if x[0] < h)
+        c = created if created < h else inf
+        b = ready if ready < h else inf
+        g = gone if gone < h else inf
+        if c == b == g == inf and not (f or d or r):
+            continue
+        out.append((name, app, revision, limit, env, c, b, g, f, d, r))
+    return tuple(out)
 
 
 def fault_window(rec: ChaosRec) -> tuple[float, float, float] | None:
