@@ -3,10 +3,11 @@
 ``_Groups`` sums a ``sum by`` with each labels dict's group key and each group's sorted
 key kept across steps; ``Background`` keeps a load's collection cycle, collection CPU and
 throttling rate per steady state; ``_Labelled`` finds a series' points once; ``poisson``
-binds its generator's ``random`` once; ``write_metrics`` encodes label JSON with one
-encoder. Each is checked against the plain form on awkward inputs (the series themselves
-against recorded digests in ``test_metrics_every_metric``), so a shortcut that changed
-one sum, one order or one bit fails here."""
+binds its generator's ``random`` once; ``_Instant`` holds per (pod, step) what was worked
+out per sample; ``write_metrics`` encodes label JSON with one encoder. Each is checked
+against the plain form on awkward inputs (the series themselves against recorded digests
+in ``test_metrics_every_metric``), so a shortcut that changed one sum, one order or one
+bit fails here."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from r2act.cluster.sim import SimulatedCluster
+from r2act.cluster.sim.identity import PAUSE_IMAGE
 from r2act.cluster.sim.metric_noise import (
     HEAVY,
     REALISTIC,
@@ -26,9 +29,11 @@ from r2act.cluster.sim.metric_noise import (
     MetricBackground,
     poisson,
 )
-from r2act.cluster.sim.metrics import LabelKey, Sample, _Groups, _Labelled
+from r2act.cluster.sim.metrics import LabelKey, Sample, _Groups, _Labelled, _scraped
 from r2act.collector import store
 from r2act.schema import MetricSeries
+
+from .conftest import NO_GLITCHES, Run, incident
 
 
 def _plain_sum(samples: list[Sample], group: tuple[str, ...]) -> list[tuple[LabelKey, float]]:
@@ -195,3 +200,28 @@ def test_metric_label_json_is_what_json_dumps_sorted_gives(tmp_path: Path) -> No
     store.write_metrics(path, series)
     written = pq.read_table(path).column("labels").to_pylist()
     assert written == [json.dumps(one, sort_keys=True) for one in labels]
+
+
+@pytest.mark.parametrize("fault", ["pod_failure", "memory_pressure", "cpu_saturation"])
+def test_an_instant_holds_what_the_timeline_and_scene_say(tmp_path: Path, fault: str) -> None:
+    """``_Instant`` works out once per (pod, step) what ``_samples`` and the value methods
+    worked out per sample: the cache keys, the image cAdvisor names (a pod-failure's pause
+    image), the ready share and calls, through restarts and pauses."""
+    cluster = SimulatedCluster(tmp_path, seed=11, glitches=NO_GLITCHES)
+    run = Run(cluster, incident("cartservice", fault))
+    seen: set[tuple[str, bool, int]] = set()
+    for step in range(int(run.pre.start), int(run.during.end), 5):
+        scene = cluster.scene_at(float(step))
+        for now in _scraped(scene):
+            line, pod, t = now.line, now.line.pod, scene.t
+            restarts = line.restart_count(t)
+            assert now.pod_key == pod.name
+            assert now.instance_key == (pod.name if restarts == 0 else f"{pod.name}#{restarts}")
+            assert now.image == (PAUSE_IMAGE if line.paused(t) else line.facts.image)
+            view = scene.services.get(pod.app)
+            share = 1.0 / len(view.ready) if view and pod.name in view.ready else 0.0
+            assert _same(now.share, share)
+            assert _same(now.calls, scene.received.get(pod.app, 0.0) * share)
+            assert now.t_text == repr(t) and now.pod_text == repr(pod.name)
+            seen.add((pod.app, line.paused(t), restarts))
+    assert any(paused for _, paused, _ in seen) == (fault == "pod_failure")

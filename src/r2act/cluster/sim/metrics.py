@@ -153,9 +153,12 @@ class _Instant:
 
     __slots__ = (
         "calls",
+        "image",
+        "instance_key",
         "line",
         "load",
         "paused",
+        "pod_key",
         "pod_text",
         "restarts",
         "restarts_text",
@@ -179,6 +182,13 @@ class _Instant:
         self.restarts = line.restart_count(t)
         self.stressed = bool(line.active(t, "cpu"))
         self.load: ContainerLoad | None = None
+        name = line.pod.name
+        self.pod_key = name
+        """The pod's labels' key in a query's cache (``_samples``): its name."""
+        self.instance_key = name if self.restarts == 0 else f"{name}#{self.restarts}"
+        """A cAdvisor series' key there: the container instance's (a restart is new)."""
+        self.image = PAUSE_IMAGE if self.paused else line.facts.image
+        """The image cAdvisor names: a pod-failure's pause image while it lasts."""
         self.pod_text = repr(line.pod.name)
         self.restarts_text = repr(self.restarts)
         self.t_text = t_text
@@ -280,8 +290,11 @@ class MetricSource:
                         # labels of their own (``_with``, ``_deployment``): matched once;
                         # the entry holds them, so their id stays their own
                         known = pods[id(labels)] = _Labelled(labels, query.matchers)
-                    if known.keep:
-                        known.point(points, t, value)
+                    if known.keep:  # ``known.point(points, t, value)``, inlined
+                        found = known.points
+                        if found is None:
+                            found = known.points = points.setdefault(known.key, [])
+                        found.append((t, value))
             for key, values in points.items():
                 yield MetricSeries(name, dict(key), values)
 
@@ -307,6 +320,7 @@ class MetricSource:
         metric, t = query.metric, scene.t
         if metric.startswith("kube_deployment_"):
             return self._deployment(metric, scene, replicas)
+        points, step_t = into if into is not None else (None, t)
         out: list[Sample] = []
         rate, summed = query.rate, query.group is not None
         cadvisor = metric.startswith("container_")
@@ -316,19 +330,13 @@ class MetricSource:
         for now in scraped:
             if cadvisor and now.waiting:
                 continue  # no cgroup while the container waits out its back-off: stale
-            line = now.line
-            pod = line.pod
-            instance = now.restarts if cadvisor else 0
-            key = pod.name if instance == 0 else f"{pod.name}#{instance}"
-            known = pods.get(key)
-            if (
-                imaged
-                and known is not None
-                and known.labels["image"] != (PAUSE_IMAGE if now.paused else line.facts.image)
-            ):
+            known = pods.get(now.instance_key if cadvisor else now.pod_key)
+            if imaged and known is not None and known.labels["image"] != now.image:
                 known = None
             if known is None:
-                labels = self._labels(metric, line, t, instance)
+                instance = now.restarts if cadvisor else 0
+                labels = self._labels(metric, now.line, t, instance)
+                key = now.instance_key if cadvisor else now.pod_key
                 known = pods[key] = pods[id(labels)] = _Labelled(labels, query.matchers)
             labels = known.labels
             if summed and not known.keep:
@@ -340,14 +348,14 @@ class MetricSource:
                 out.extend(value)
                 continue
             if noisy:
-                value *= self._noise(metric, pod.name, t)
-            if into is None:
+                value *= self._noise(metric, now.line.pod.name, t)
+            if points is None:
                 out.append((labels, value))
-            elif known.keep:  # ``known.point(*into, value)``, inlined: once per sample
+            elif known.keep:  # ``known.point(points, step_t, value)``, inlined: per sample
                 found = known.points
                 if found is None:
-                    found = known.points = into[0].setdefault(known.key, [])
-                found.append((into[1], value))
+                    found = known.points = points.setdefault(known.key, [])
+                found.append((step_t, value))
         return out
 
     def _with(self, labels: dict[str, str], *extra: tuple[str, str]) -> dict[str, str]:
