@@ -4,7 +4,8 @@
 key kept across steps; ``Background`` keeps a load's collection cycle, collection CPU and
 throttling rate per steady state; ``_Labelled`` finds a series' points once; ``poisson``
 binds its generator's ``random`` once; ``_Instant`` holds per (pod, step) what was worked
-out per sample; ``write_metrics`` encodes label JSON with one encoder. Each is checked
+out per sample; ``MetricSource._labels`` shares a label set among the metrics of its kind;
+``write_metrics`` encodes label JSON with one encoder. Each is checked
 against the plain form on awkward inputs (the series themselves against recorded digests
 in ``test_metrics_every_metric``), so a shortcut that changed one sum, one order or one
 bit fails here."""
@@ -29,7 +30,14 @@ from r2act.cluster.sim.metric_noise import (
     MetricBackground,
     poisson,
 )
-from r2act.cluster.sim.metrics import LabelKey, Sample, _Groups, _Labelled, _scraped
+from r2act.cluster.sim.metrics import (
+    LabelKey,
+    MetricSource,
+    Sample,
+    _Groups,
+    _Labelled,
+    _scraped,
+)
 from r2act.collector import store
 from r2act.schema import MetricSeries
 
@@ -225,3 +233,42 @@ def test_an_instant_holds_what_the_timeline_and_scene_say(tmp_path: Path, fault:
             assert now.t_text == repr(t) and now.pod_text == repr(pod.name)
             seen.add((pod.app, line.paused(t), restarts))
     assert any(paused for _, paused, _ in seen) == (fault == "pod_failure")
+
+
+_LABELLED_METRICS = [
+    "kube_pod_status_ready",
+    "kube_pod_status_phase",
+    "kube_pod_container_status_restarts_total",
+    "kube_pod_container_status_ready",
+    "kube_pod_container_resource_limits",
+    "kube_pod_container_resource_requests",
+    "container_network_receive_bytes_total",
+    "container_network_transmit_packets_total",
+    "container_cpu_usage_seconds_total",
+    "container_memory_working_set_bytes",
+]
+
+
+def test_shared_label_sets_are_the_ones_each_query_built(tmp_path: Path) -> None:
+    """A label set is shared by every metric of its kind, per pod, container instance and
+    image (the pause image of a pod-failure and back): each must be the dict the plain
+    ``_labels_of`` builds for that metric, also after the bound cleared the shared ones."""
+    cluster = SimulatedCluster(tmp_path, seed=11, glitches=NO_GLITCHES)
+    run = Run(cluster, incident("cartservice", "pod_failure"))
+    source = cluster._metrics
+    plain = MetricSource(source.topology, source.seed, source.namespace)
+    for step in range(int(run.pre.end) - 30, int(run.during.end), 5):
+        scene = cluster.scene_at(float(step))
+        for now in _scraped(scene):
+            for metric in _LABELLED_METRICS:
+                for instance in (0, 1, now.restarts):
+                    want = plain._labels_of(metric, now.line, scene.t, instance)
+                    assert source._labels(metric, now.line, scene.t, instance) == want
+    scene = cluster.scene_at(run.during.end)
+    line, t = _scraped(scene)[0].line, scene.t
+    for instance in range(4200):
+        metric = _LABELLED_METRICS[instance % len(_LABELLED_METRICS)]
+        assert source._labels(metric, line, t, instance) == plain._labels_of(
+            metric, line, t, instance
+        )
+    assert len(source._label_sets) <= 4097

@@ -244,6 +244,7 @@ class MetricSource:
         self._phase: dict[tuple[str, str], int] = {}
         self._derived: dict[tuple[int, LabelKey], tuple[dict[str, str], dict[str, str]]] = {}
         self._deployments: dict[str, dict[str, str]] = {}
+        self._label_sets: dict[tuple[str, str, int, str], dict[str, str]] = {}
 
     def series(
         self,
@@ -372,6 +373,21 @@ class MetricSource:
         return PAUSE_IMAGE if line.paused(t) else line.facts.image
 
     def _labels(self, metric: str, line: PodTimeline, t: float, instance: int) -> dict[str, str]:
+        """``_labels_of``, one dict per (kind of label set, pod, instance, image): each query
+        built its own for every pod (and each window again), while the label sets of the
+        cAdvisor queries, of the network ones and of most KSM ones are the same. Callers
+        never change a labels dict, so one is shared. Bounded like ``Background``'s."""
+        kind = _label_kind(metric)
+        image = self._image(line, t) if kind == "cadvisor" else ""
+        key = (kind, line.pod.name, instance, image)
+        found = self._label_sets.get(key)
+        if found is None:
+            if len(self._label_sets) > 4096:
+                self._label_sets.clear()
+            found = self._label_sets[key] = self._labels_of(metric, line, t, instance)
+        return found
+
+    def _labels_of(self, metric: str, line: PodTimeline, t: float, instance: int) -> dict[str, str]:
         """A pod's labels for ``metric``: cAdvisor's per container instance, KSM's per pod."""
         pod = line.pod
         uid = pod_uid(pod.name)
@@ -668,6 +684,19 @@ _DEPLOYMENT: dict[str, Callable[[int, int, float], float]] = {
     "kube_deployment_spec_replicas": lambda ready, pods, desired: desired,
 }
 """kube-state-metrics' deployment series: the value from (ready pods, pods, desired)."""
+
+
+def _label_kind(metric: str) -> str:
+    """Which label set ``_labels_of`` gives ``metric``: its branch, by the name's prefix."""
+    if metric.startswith("kube_pod_status_"):
+        return "status"
+    if metric.startswith("kube_pod_container_resource_"):
+        return "resource"
+    if metric.startswith("kube_"):
+        return "kube"
+    if metric.startswith("container_network_"):
+        return "network"
+    return "cadvisor"
 
 
 def _leaked(line: PodTimeline, t: float) -> float:
