@@ -107,10 +107,35 @@ CONDITIONS = ("true", "false", "unknown")
 
 Sample = tuple[dict[str, str], float]
 LabelKey = tuple[tuple[str, str], ...]
-_PodLabels = tuple[dict[str, str], bool, LabelKey]
-"""A pod's labels for one query, whether they pass its matchers, and their sorted items."""
 _Value = Callable[[str, bool, "_Instant", Scene, dict[str, str]], float | list[Sample] | None]
 """A pod's value of a metric: (metric, rate, its instant, the scene, its labels)."""
+
+
+class _Labelled:
+    """A labels dict of one range query (a pod's, or one ``_with`` derived), matched and
+    sorted once: whether it passes the query's matchers, its label key, and the list of
+    its series' points, found in the query's points the first time a point is added."""
+
+    __slots__ = ("keep", "key", "labels", "points")
+
+    def __init__(self, labels: dict[str, str], matchers: tuple[tuple[str, str, str], ...]) -> None:
+        self.labels = labels
+        self.keep = _keep(labels, matchers)
+        self.key: LabelKey = tuple(sorted(labels.items()))
+        self.points: list[tuple[float, float]] | None = None
+
+    def point(
+        self, points: dict[LabelKey, list[tuple[float, float]]], t: float, value: float
+    ) -> None:
+        """Add (t, value) to this key's series in ``points`` (created there if new: the
+        query's series keep the order their first points came in)."""
+        found = self.points
+        if found is None:
+            found = points.get(self.key)
+            if found is None:
+                found = points[self.key] = []
+            self.points = found
+        found.append((t, value))
 
 
 class _Instant:
@@ -123,30 +148,50 @@ class _Instant:
     ``ContainerLoad``, built the first time a query needs it. ``pod_text``, ``restarts_text``
     and ``t_text`` are the ``repr`` of the pod's name, its restart count and the instant:
     the parts of the background's draw keys (``_key_text``), formatted once per pod and
-    step instead of once per draw."""
+    step instead of once per draw (the instant's once per step). ``share`` and ``calls``
+    are the pod's part of its service's traffic, which three series types read."""
 
     __slots__ = (
+        "calls",
+        "image",
+        "instance_key",
         "line",
         "load",
         "paused",
+        "pod_key",
         "pod_text",
         "restarts",
         "restarts_text",
+        "share",
         "stressed",
         "t_text",
         "waiting",
     )
 
-    def __init__(self, line: PodTimeline, t: float) -> None:
+    def __init__(self, line: PodTimeline, scene: Scene, t_text: str) -> None:
+        t = scene.t
         self.line = line
+        view = scene.services.get(line.pod.app)
+        self.share = 1.0 / len(view.ready) if view and line.pod.name in view.ready else 0.0
+        """The pod's share of its service's calls (its ready share), 0 when not ready: every
+        cAdvisor query but memory's asks it, once per (pod, step) here."""
+        self.calls = scene.received.get(line.pod.app, 0.0) * self.share
+        """Calls the pod receives per second (its share of the service's received calls)."""
         self.waiting = line.waiting(t)
         self.paused = line.paused(t)
         self.restarts = line.restart_count(t)
         self.stressed = bool(line.active(t, "cpu"))
         self.load: ContainerLoad | None = None
+        name = line.pod.name
+        self.pod_key = name
+        """The pod's labels' key in a query's cache (``_samples``): its name."""
+        self.instance_key = name if self.restarts == 0 else f"{name}#{self.restarts}"
+        """A cAdvisor series' key there: the container instance's (a restart is new)."""
+        self.image = PAUSE_IMAGE if self.paused else line.facts.image
+        """The image cAdvisor names: a pod-failure's pause image while it lasts."""
         self.pod_text = repr(line.pod.name)
         self.restarts_text = repr(self.restarts)
-        self.t_text = repr(t)
+        self.t_text = t_text
 
 
 def _key_text(*reprs: str) -> str:
@@ -159,8 +204,9 @@ def _key_text(*reprs: str) -> str:
 def _scraped(scene: Scene) -> list[_Instant]:
     """The pods a scrape at ``scene.t`` sees (existing for 5 s at least), in scene order."""
     t = scene.t
+    t_text = repr(t)  # the same for every pod of the step
     return [
-        _Instant(line, t)
+        _Instant(line, scene, t_text)
         for line in scene.timelines.values()
         if line.pod.exists(t) and not t < line.pod.created_at + 5.0
     ]
@@ -198,6 +244,7 @@ class MetricSource:
         self._phase: dict[tuple[str, str], int] = {}
         self._derived: dict[tuple[int, LabelKey], tuple[dict[str, str], dict[str, str]]] = {}
         self._deployments: dict[str, dict[str, str]] = {}
+        self._label_sets: dict[tuple[str, str, int, str], dict[str, str]] = {}
 
     def series(
         self,
@@ -222,27 +269,33 @@ class MetricSource:
             if query is None:
                 continue
             points: dict[LabelKey, list[tuple[float, float]]] = {}
-            pods: dict[object, _PodLabels] = {}
+            pods: dict[object, _Labelled] = {}
             value_of = self._value_of(query.metric)
+            groups = _Groups(query.group) if query.group is not None else None
             for t, scene, scraped in zip(steps, scenes, pods_at, strict=True):
-                samples = self._samples(query, scene, scraped, replicas, pods, value_of=value_of)
-                if query.group is not None:
-                    for labels, value in _sum(samples, query.group):
-                        points.setdefault(tuple(sorted(labels.items())), []).append((t, value))
-                    continue
-                for labels, value in samples:
-                    known = pods.get(id(labels))
-                    if known is not None and known[0] is labels:  # a pod's own labels
-                        keep, key = known[1], known[2]
-                    else:  # labels of their own (``_with``, ``_deployment``): matched once
-                        keep, key = _keep(labels, query.matchers), tuple(sorted(labels.items()))
-                        pods[id(labels)] = (labels, keep, key)  # holds it: the id stays its own
-                    if keep:
+                into = None if groups is not None else (points, t)
+                samples = self._samples(
+                    query, scene, scraped, replicas, pods, value_of=value_of, into=into
+                )
+                if groups is not None:
+                    for key, value in groups.totals(samples):
                         found = points.get(key)
                         if found is None:
                             points[key] = [(t, value)]
                         else:
                             found.append((t, value))
+                    continue
+                for labels, value in samples:
+                    known = pods.get(id(labels))
+                    if known is None or known.labels is not labels:
+                        # labels of their own (``_with``, ``_deployment``): matched once;
+                        # the entry holds them, so their id stays their own
+                        known = pods[id(labels)] = _Labelled(labels, query.matchers)
+                    if known.keep:  # ``known.point(points, t, value)``, inlined
+                        found = known.points
+                        if found is None:
+                            found = known.points = points.setdefault(known.key, [])
+                        found.append((t, value))
             for key, values in points.items():
                 yield MetricSeries(name, dict(key), values)
 
@@ -252,15 +305,23 @@ class MetricSource:
         scene: Scene,
         scraped: list[_Instant],
         replicas: Mapping[str, int],
-        pods: dict[object, _PodLabels],
+        pods: dict[object, _Labelled],
         *,
         value_of: _Value,
+        into: tuple[dict[LabelKey, list[tuple[float, float]]], float] | None = None,
     ) -> list[Sample]:
         """Every scraped pod's value at ``scene.t``; ``pods`` caches each pod's labels for
-        the query, ``value_of`` is ``_value_of(query.metric)`` (resolved once per query)."""
+        the query, ``value_of`` is ``_value_of(query.metric)`` (resolved once per query).
+
+        With ``into`` (a query's points by label key and the step's time, when it is not
+        summed), a value of a pod's own labels goes straight into its series there (if they
+        pass the matchers; at the step's time, which the scene's may round)
+        instead of being returned: ``series`` would only look its labels up again to put
+        it there. Values with labels of their own (lists: ``_with``) are returned."""
         metric, t = query.metric, scene.t
         if metric.startswith("kube_deployment_"):
             return self._deployment(metric, scene, replicas)
+        points, step_t = into if into is not None else (None, t)
         out: list[Sample] = []
         rate, summed = query.rate, query.group is not None
         cadvisor = metric.startswith("container_")
@@ -270,32 +331,32 @@ class MetricSource:
         for now in scraped:
             if cadvisor and now.waiting:
                 continue  # no cgroup while the container waits out its back-off: stale
-            line = now.line
-            pod = line.pod
-            instance = now.restarts if cadvisor else 0
-            key = pod.name if instance == 0 else f"{pod.name}#{instance}"
-            known = pods.get(key)
-            if (
-                imaged
-                and known is not None
-                and known[0]["image"] != (PAUSE_IMAGE if now.paused else line.facts.image)
-            ):
+            known = pods.get(now.instance_key if cadvisor else now.pod_key)
+            if imaged and known is not None and known.labels["image"] != now.image:
                 known = None
             if known is None:
-                labels = self._labels(metric, line, t, instance)
-                keep = _keep(labels, query.matchers)
-                known = pods[key] = pods[id(labels)] = (labels, keep, tuple(sorted(labels.items())))
-            labels = known[0]
-            if summed and not known[1]:
+                instance = now.restarts if cadvisor else 0
+                labels = self._labels(metric, now.line, t, instance)
+                key = now.instance_key if cadvisor else now.pod_key
+                known = pods[key] = pods[id(labels)] = _Labelled(labels, query.matchers)
+            labels = known.labels
+            if summed and not known.keep:
                 continue
             value = value_of(metric, rate, now, scene, labels)
             if value is None:
                 continue
             if isinstance(value, list):
                 out.extend(value)
-            else:
-                noise = self._noise(metric, pod.name, t) if noisy else 1.0
-                out.append((labels, value * noise))
+                continue
+            if noisy:
+                value *= self._noise(metric, now.line.pod.name, t)
+            if points is None:
+                out.append((labels, value))
+            elif known.keep:  # ``known.point(points, step_t, value)``, inlined: per sample
+                found = known.points
+                if found is None:
+                    found = known.points = points.setdefault(known.key, [])
+                found.append((step_t, value))
         return out
 
     def _with(self, labels: dict[str, str], *extra: tuple[str, str]) -> dict[str, str]:
@@ -312,6 +373,21 @@ class MetricSource:
         return PAUSE_IMAGE if line.paused(t) else line.facts.image
 
     def _labels(self, metric: str, line: PodTimeline, t: float, instance: int) -> dict[str, str]:
+        """``_labels_of``, one dict per (kind of label set, pod, instance, image): each query
+        built its own for every pod (and each window again), while the label sets of the
+        cAdvisor queries, of the network ones and of most KSM ones are the same. Callers
+        never change a labels dict, so one is shared. Bounded like ``Background``'s."""
+        kind = _label_kind(metric)
+        image = self._image(line, t) if kind == "cadvisor" else ""
+        key = (kind, line.pod.name, instance, image)
+        found = self._label_sets.get(key)
+        if found is None:
+            if len(self._label_sets) > 4096:
+                self._label_sets.clear()
+            found = self._label_sets[key] = self._labels_of(metric, line, t, instance)
+        return found
+
+    def _labels_of(self, metric: str, line: PodTimeline, t: float, instance: int) -> dict[str, str]:
         """A pod's labels for ``metric``: cAdvisor's per container instance, KSM's per pod."""
         pod = line.pod
         uid = pod_uid(pod.name)
@@ -357,14 +433,12 @@ class MetricSource:
     def _cores(self, now: _Instant, scene: Scene) -> float:
         line = now.line
         app = line.pod.app
-        view = scene.services.get(app)
         limit = self.cpu_limit.get(app, 0.2)
         if now.waiting or now.paused:
             return 0.0
         if now.stressed:
             return limit * 0.98
-        share = 1.0 / len(view.ready) if view and line.pod.name in view.ready else 0.0
-        busy = scene.received.get(app, 0.0) * share * self.service_ms.get(app, 3.0) / 1000
+        busy = now.calls * self.service_ms.get(app, 3.0) / 1000
         busy *= CPU_PER_SERVICE_MS
         idle = IDLE_CORES.get(self.language.get(app, "go"), 0.003)
         if app == self.topology.load_generator:
@@ -376,14 +450,13 @@ class MetricSource:
         once per pod and step: every cAdvisor query asks for it)."""
         found = now.load
         if found is None:
-            found = now.load = self._new_load(now.line, scene)
+            found = now.load = self._new_load(now, scene)
         return found
 
-    def _new_load(self, line: PodTimeline, scene: Scene) -> ContainerLoad:
+    def _new_load(self, now: _Instant, scene: Scene) -> ContainerLoad:
+        line = now.line
         app, t = line.pod.app, scene.t
-        view = scene.services.get(app)
-        share = 1.0 / len(view.ready) if view and line.pod.name in view.ready else 0.0
-        calls = scene.received.get(app, 0.0) * share
+        calls = now.calls
         cost = self.service_ms.get(app, 3.0) * CPU_PER_SERVICE_MS
         if app == self.topology.load_generator:
             calls, cost = sum(v.rate for v in scene.routes.values()), 10.0
@@ -441,7 +514,7 @@ class MetricSource:
         if metric == "container_memory_rss":
             return self._rss
         if metric.startswith("container_network_"):
-            return self._network
+            return self._network_of(metric)
         if metric in (
             "container_cpu_cfs_throttled_periods_total",
             "container_cpu_cfs_periods_total",
@@ -489,25 +562,33 @@ class MetricSource:
     ) -> float:
         return self._working_set(now, scene.t, scene) * 0.85
 
-    def _network(
-        self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
-    ) -> float:
-        pod, t = now.line.pod, scene.t
-        app = pod.app
-        calls = scene.received.get(app, 0.0)
-        view = scene.services.get(app)
-        share = 1.0 / len(view.ready) if view and pod.name in view.ready else 0.0
-        per_s = 2000.0 + calls * share * (1500.0 if "receive" in metric else 4000.0)
-        if "packets" in metric:
-            per_s /= 900.0
-        if "errors" in metric or "dropped" in metric:
-            per_s = 0.0
-        elif rate and self.background is not None and "packets" not in metric:
-            per_call = 1500.0 if "receive" in metric else 4000.0
-            load = self._load(now, scene)
-            key = _key_text(repr(metric), now.pod_text, now.t_text)  # (metric, pod, t)
-            return self.background.network_rate(2000.0, per_call, load, key)
-        return per_s if rate else per_s * (t - pod.created_at)  # counters: rate over the age
+    def _network_of(self, metric: str) -> _Value:
+        """The value method of one network metric: what its name decides (direction,
+        bytes or packets, errors) and its draw key's start, worked out once per query
+        instead of once per sample."""
+        per_call = 1500.0 if "receive" in metric else 4000.0
+        packets = "packets" in metric
+        idle = "errors" in metric or "dropped" in metric
+        metric_text = repr(metric)
+        background = self.background
+
+        def value(
+            metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
+        ) -> float:
+            if idle:
+                per_s = 0.0
+            elif rate and background is not None and not packets:
+                load = self._load(now, scene)
+                key = _key_text(metric_text, now.pod_text, now.t_text)  # (metric, pod, t)
+                return background.network_rate(2000.0, per_call, load, key)
+            else:
+                per_s = 2000.0 + now.calls * per_call
+                if packets:
+                    per_s /= 900.0
+            # counters: the rate over the pod's age
+            return per_s if rate else per_s * (scene.t - now.line.pod.created_at)
+
+        return value
 
     def _cfs_periods(
         self, metric: str, rate: bool, now: _Instant, scene: Scene, labels: dict[str, str]
@@ -605,6 +686,19 @@ _DEPLOYMENT: dict[str, Callable[[int, int, float], float]] = {
 """kube-state-metrics' deployment series: the value from (ready pods, pods, desired)."""
 
 
+def _label_kind(metric: str) -> str:
+    """Which label set ``_labels_of`` gives ``metric``: its branch, by the name's prefix."""
+    if metric.startswith("kube_pod_status_"):
+        return "status"
+    if metric.startswith("kube_pod_container_resource_"):
+        return "resource"
+    if metric.startswith("kube_"):
+        return "kube"
+    if metric.startswith("container_network_"):
+        return "network"
+    return "cadvisor"
+
+
 def _leaked(line: PodTimeline, t: float) -> float:
     """Bytes a memory leak has kept in the container instance running at ``t``: its rate
     (``Fault.leak_bytes_per_s``) times the time since the leak began in that instance, the
@@ -632,9 +726,40 @@ def _instance_start(line: PodTimeline, t: float) -> float:
     return born
 
 
-def _sum(samples: list[Sample], group: tuple[str, ...]) -> list[Sample]:
-    totals: dict[tuple[tuple[str, str], ...], float] = {}
-    for labels, value in samples:
-        key = tuple((k, labels.get(k, "")) for k in group)
-        totals[key] = totals.get(key, 0.0) + value
-    return [(dict(key), value) for key, value in totals.items()]
+class _Groups:
+    """An outer ``sum by (group)`` over the steps of one range query.
+
+    The samples' labels are the same dicts at every step (a pod's, cached per query), so
+    each one's group key is built once and kept by the dict's id (the entry holds the dict,
+    so the id stays its own); each group's sorted label key is built once, not per step."""
+
+    __slots__ = ("_group", "_keys", "_sorted")
+
+    def __init__(self, group: tuple[str, ...]) -> None:
+        self._group = group
+        self._keys: dict[int, tuple[dict[str, str], LabelKey]] = {}
+        self._sorted: dict[LabelKey, LabelKey] = {}
+
+    def totals(self, samples: list[Sample]) -> list[tuple[LabelKey, float]]:
+        """Each group's sum of ``samples`` (added in their order), first-seen group first,
+        keyed by the sorted items of the group's labels."""
+        totals: dict[LabelKey, float] = {}
+        keys = self._keys
+        for labels, value in samples:
+            known = keys.get(id(labels))
+            if known is None or known[0] is not labels:
+                known = keys[id(labels)] = (labels, _group_key(labels, self._group))
+            key = known[1]
+            totals[key] = totals.get(key, 0.0) + value
+        out: list[tuple[LabelKey, float]] = []
+        for key, value in totals.items():
+            found = self._sorted.get(key)
+            if found is None:
+                found = self._sorted[key] = tuple(sorted(dict(key).items()))
+            out.append((found, value))
+        return out
+
+
+def _group_key(labels: Mapping[str, str], group: tuple[str, ...]) -> LabelKey:
+    """The ``sum by`` key of a sample: its value of each grouping label ("" if none)."""
+    return tuple((k, labels.get(k, "")) for k in group)
