@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from itertools import pairwise
+from math import trunc  # int() of a float, cheaper per call (``logformats``)
 from typing import NamedTuple
 
 from r2act.cluster.sim.background import ResetColumn
@@ -280,8 +281,8 @@ def locust_table(
         total_reqs = total_fails = 0
         weighted = 0.0
         for rate, rate_fail, latency, prefix, suffix, settled, resets in columns:
-            reqs = int(rate * elapsed)
-            fails = int(settled + rate_fail * since) + resets[i]
+            reqs = trunc(rate * elapsed)
+            fails = trunc(settled + rate_fail * since) + resets[i]
             if fails > reqs:  # noqa: PLR1730 (min without its call: once per row per tick)
                 fails = reqs
             total_reqs += reqs
@@ -355,7 +356,7 @@ def _row_ends(method: str, name: str, latency: float, rate: float, fail: float) 
     if prefix is None:
         kind = f"{method} " if method else ""
         prefix = _PREFIX[(method, name)] = f"{kind:<8} {name:<{_NAME_W}} "
-    lat = int(latency)
+    lat = trunc(latency)
     key = (lat, round(rate, 2), round(rate * fail, 2))
     suffix = _SUFFIX.get(key)
     if suffix is None:

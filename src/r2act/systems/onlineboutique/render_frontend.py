@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from math import exp
+from math import exp, trunc  # trunc: int() of a float, cheaper (``logformats``)
 
 from r2act.schema import LogLine
 from r2act.systems.logformats import (
@@ -97,15 +97,17 @@ def request_renderer(
         append = out.append
         rid = uuid_text(r)
         path = route_path
-        product = int(rand() * N_PRODUCTS)
+        product = trunc(rand() * N_PRODUCTS)
         if product_page is not None:
             path = product_page + PRODUCTS[product]
-        session = sessions[int(rand() * n_sessions)]
+        session = sessions[trunc(rand() * n_sessions)]
         # lognormal(0, 0.35) via an Irwin-Hall normal: three uniforms are cheaper
         took = mean * exp(0.7 * (rand() + rand() + rand() - 1.5))
         end = ts + took / 1000.0
         size = (
-            0 if redirect else (4000 + int(rand() * 1500) if failed else 7000 + int(rand() * 6000))
+            0
+            if redirect
+            else (4000 + trunc(rand() * 1500) if failed else 7000 + trunc(rand() * 6000))
         )
         # the two lines of every request join their templates' constant texts around the
         # values (``split_slots``): the same text as ``%``, without rescanning the template
@@ -118,7 +120,7 @@ def request_renderer(
                 line = step(r, product, ts, req, rfc3339nano(t))
             append(new(LogLine, (t, pod, container, app, line)))
         line = (
-            f"{c0}{rid}{c1}{path}{c2}{size}{c3}{int(took)}{c4}{session}{c5}{rfc3339nano(end)}{c6}"
+            f"{c0}{rid}{c1}{path}{c2}{size}{c3}{trunc(took)}{c4}{session}{c5}{rfc3339nano(end)}{c6}"
         )
         append(new(LogLine, (end, pod, container, app, line)))
 
@@ -212,13 +214,13 @@ def tolerated_renderer(logger: PodIdentity, callee: str, kind: str) -> Render | 
     pod, container, app = logger.pod, logger.container, logger.app
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        page = pages[int(r.random() * 2)]
+        page = pages[trunc(r.random() * 2)]
         path = (
-            page + PRODUCTS[int(r.random() * N_PRODUCTS)]
+            page + PRODUCTS[trunc(r.random() * N_PRODUCTS)]
             if page.endswith("/") and len(page) > 1
             else page
         )
-        session = sessions[int(r.random() * len(sessions))]
+        session = sessions[trunc(r.random() * len(sessions))]
         text = line % (uuid_text(r), path, session, rfc3339nano(ts))
         out.append(new(LogLine, (ts, pod, container, app, text)))
 
@@ -255,7 +257,7 @@ def _currency(template: str, node: str) -> Step:
 
     def line(r: random.Random, product: int, ts: float, req: Request, stamp: str) -> str:
         rid, path, session = req
-        currency = CURRENCIES[int(r.random() * N_CURRENCIES)]
+        currency = CURRENCIES[trunc(r.random() * N_CURRENCIES)]
         return f"{a}{currency}{b}{rid}{c}{path}{d}{session}{e}{stamp}{f}"
 
     return line
@@ -266,7 +268,7 @@ def _product_currency(template: str, node: str) -> Step:
 
     def line(r: random.Random, product: int, ts: float, req: Request, stamp: str) -> str:
         rid, path, session = req
-        currency = CURRENCIES[int(r.random() * N_CURRENCIES)]
+        currency = CURRENCIES[trunc(r.random() * N_CURRENCIES)]
         return f"{a}{currency}{b}{rid}{c}{path}{d}{PRODUCTS[product]}{e}{session}{f}{stamp}{g}"
 
     return line
@@ -278,7 +280,7 @@ def _add(template: str, node: str) -> Step:
 
     def line(r: random.Random, product: int, ts: float, req: Request, stamp: str) -> str:
         rid, path, session = req
-        quantity = 1 + int(r.random() * 10)
+        quantity = 1 + trunc(r.random() * 10)
         return f"{a}{rid}{b}{path}{c}{PRODUCTS[product]}{d}{quantity}{e}{session}{f}{stamp}{g}"
 
     return line
@@ -289,8 +291,8 @@ def _set_currency(template: str, node: str) -> Step:
 
     def line(r: random.Random, product: int, ts: float, req: Request, stamp: str) -> str:
         rid, path, session = req
-        to = CURRENCIES[int(r.random() * N_CURRENCIES)]  # drawn first, as before
-        was = CURRENCIES[int(r.random() * N_CURRENCIES)]
+        to = CURRENCIES[trunc(r.random() * N_CURRENCIES)]  # drawn first, as before
+        was = CURRENCIES[trunc(r.random() * N_CURRENCIES)]
         return f"{a}{to}{b}{was}{c}{rid}{d}{path}{e}{session}{f}{stamp}{g}"
 
     return line
