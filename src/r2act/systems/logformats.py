@@ -68,9 +68,11 @@ def uuid_text(r: random.Random) -> str:
     """A version-4 UUID string drawn from ``r`` (cheaper than the uuid module).
 
     The version and variant are set on the drawn integer (``_UUID_KEEP``, ``_UUID_SET``),
-    so the text needs no per-digit lookup."""
-    h = "%032x" % (r.getrandbits(128) & _UUID_KEEP | _UUID_SET)
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    so the text needs no per-digit lookup. Its big-endian bytes are cut where the groups
+    are and hexed (the middle three groups by one ``hex`` with a ``-`` every two bytes):
+    cheaper than five slices of its 32-digit hex text."""
+    b = (r.getrandbits(128) & _UUID_KEEP | _UUID_SET).to_bytes(16, "big")
+    return f"{b[:4].hex()}-{b[4:10].hex('-', 2)}-{b[10:].hex()}"
 
 
 _UUID_KEEP = ~((0xF << 76) | (0xC << 60))
