@@ -11,6 +11,10 @@ and a ``message`` key, python-json-logger with ``record.created`` as ``timestamp
 context injector is installed, Redis' and Python logging's plain text. Which service uses
 which, with which logger names, is its system's (``systems/<name>/``); the messages are
 texts with upstream citations.
+
+The hot renderers truncate floats with ``math.trunc``: the same integer as ``int()``,
+without calling the ``int`` type's constructor (about half the cost per call, a few per
+line).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import random
 import re
 from datetime import UTC, datetime
 from functools import lru_cache
+from math import trunc
 
 
 def q(text: str) -> str:
@@ -63,9 +68,11 @@ def uuid_text(r: random.Random) -> str:
     """A version-4 UUID string drawn from ``r`` (cheaper than the uuid module).
 
     The version and variant are set on the drawn integer (``_UUID_KEEP``, ``_UUID_SET``),
-    so the text needs no per-digit lookup."""
-    h = "%032x" % (r.getrandbits(128) & _UUID_KEEP | _UUID_SET)
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    so the text needs no per-digit lookup. Its big-endian bytes are cut where the groups
+    are and hexed (the middle three groups by one ``hex`` with a ``-`` every two bytes):
+    cheaper than five slices of its 32-digit hex text."""
+    b = (r.getrandbits(128) & _UUID_KEEP | _UUID_SET).to_bytes(16, "big")
+    return f"{b[:4].hex()}-{b[4:10].hex('-', 2)}-{b[10:].hex()}"
 
 
 _UUID_KEEP = ~((0xF << 76) | (0xC << 60))
@@ -77,7 +84,7 @@ _UUID_SET = (0x4 << 76) | (0x8 << 60)
 
 def uuid1_text(r: random.Random, ts: float, node: str) -> str:
     """A version-1 (time-based) UUID as Go's ``uuid.NewUUID`` makes it on host ``node``."""
-    ticks = int(ts * 1e7) + 0x01B21DD213814000
+    ticks = trunc(ts * 1e7) + 0x01B21DD213814000
     low, mid, high = ticks & 0xFFFFFFFF, (ticks >> 32) & 0xFFFF, (ticks >> 48) & 0x0FFF
     seq = 0x8000 | r.getrandbits(14)
     return f"{low:08x}-{mid:04x}-1{high:03x}-{seq:04x}-{node}"
@@ -93,7 +100,7 @@ _SECONDS: dict[int, str] = {}
 
 def rfc3339nano(ts: float) -> str:
     """Go's time.RFC3339Nano (trailing zeros of the fraction trimmed); hot, so hand-cached."""
-    sec = int(ts)
+    sec = trunc(ts)
     prefix = _SECONDS.get(sec)
     if prefix is None:
         if len(_SECONDS) > 8192:
@@ -107,8 +114,8 @@ def rfc3339nano(ts: float) -> str:
 
 def iso_millis(ts: float) -> str:
     """ISO 8601 with milliseconds, as log4j and most loggers print it."""
-    sec = int(ts)
-    return f"{_second(sec)}.{int((ts - sec) * 1000):03d}Z"
+    sec = trunc(ts)
+    return f"{_second(sec)}.{trunc((ts - sec) * 1000):03d}Z"
 
 
 @lru_cache(maxsize=8192)
@@ -118,8 +125,8 @@ def _redis_second(sec: int) -> str:
 
 def redis_time(ts: float) -> str:
     """redis's '01 Jan 2026 00:00:00.123'."""
-    sec = int(ts)
-    return f"{_redis_second(sec)}.{int((ts - sec) * 1000):03d}"
+    sec = trunc(ts)
+    return f"{_redis_second(sec)}.{trunc((ts - sec) * 1000):03d}"
 
 
 @lru_cache(maxsize=8192)
@@ -129,8 +136,8 @@ def _locust_second(sec: int) -> str:
 
 def locust_time(ts: float) -> str:
     """Python logging's '2026-01-01 00:00:00,123'."""
-    sec = int(ts)
-    return f"{_locust_second(sec)},{int((ts - sec) * 1000):03d}"
+    sec = trunc(ts)
+    return f"{_locust_second(sec)},{trunc((ts - sec) * 1000):03d}"
 
 
 def go_line(

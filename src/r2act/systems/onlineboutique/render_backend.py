@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from math import trunc  # int() of a float, cheaper per call (``logformats``)
 
 from r2act.schema import LogLine
 from r2act.systems.logformats import (
@@ -85,7 +86,7 @@ def _pino_single(logger: PodIdentity, template: str) -> Render:
     head, tail = _parts(template, 1)
 
     def single(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        out.append(new(LogLine, (ts, pod, container, app, f"{head}{int(ts * 1000)}{tail}")))
+        out.append(new(LogLine, (ts, pod, container, app, f"{head}{trunc(ts * 1000)}{tail}")))
 
     return single
 
@@ -105,7 +106,7 @@ def _go(template: str) -> Callable[[float], str]:
 
 def _pino(template: str) -> Callable[[float], str]:
     head, tail = _parts(template, 1)
-    return lambda t: f"{head}{int(t * 1000)}{tail}"
+    return lambda t: f"{head}{trunc(t * 1000)}{tail}"
 
 
 def _python(template: str) -> Callable[[float], str]:
@@ -117,8 +118,8 @@ def _java(template: str) -> Callable[[float], str]:
     a, b, c, d = _parts(template, 3)
 
     def fill(t: float) -> str:
-        sec = int(t)
-        return f"{a}{sec}{b}{int((t - sec) * 1e9)}{c}{iso_millis(t)}{d}"
+        sec = trunc(t)
+        return f"{a}{sec}{b}{trunc((t - sec) * 1e9)}{c}{iso_millis(t)}{d}"
 
     return fill
 
@@ -175,19 +176,23 @@ def _payment(logger: PodIdentity, name: str) -> Render:
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
         rand = r.random
-        currency = CURRENCIES[int(rand() * len(CURRENCIES))]
-        units, nanos = 10 + int(rand() * 390), int(rand() * 100) * 10_000_000
+        currency = CURRENCIES[trunc(rand() * len(CURRENCIES))]
+        units, nanos = 10 + trunc(rand() * 390), trunc(rand() * 100) * 10_000_000
         card = fake_visa(r)
-        cvv, year, month = 100 + int(rand() * 900), 2027 + int(rand() * 70), 1 + int(rand() * 12)
+        cvv, year, month = (
+            100 + trunc(rand() * 900),
+            2027 + trunc(rand() * 70),
+            1 + trunc(rand() * 12),
+        )
         request = (
             f'{{\\"amount\\":{{\\"currency_code\\":\\"{currency}\\",\\"units\\":\\"{units}\\",'
             f'\\"nanos\\":{nanos}}},\\"credit_card\\":{{\\"credit_card_number\\":'
             f'\\"{card}\\",\\"credit_card_cvv\\":{cvv},\\"credit_card_expiration_year\\":{year},'
             f'\\"credit_card_expiration_month\\":{month}}}}}'
         )
-        out.append(new(LogLine, (ts, pod, container, app, invoked % (int(ts * 1000), request))))
+        out.append(new(LogLine, (ts, pod, container, app, invoked % (trunc(ts * 1000), request))))
         t = ts + 0.001
-        line = done % (int(t * 1000), "visa", card[-4:], currency, units, nanos)
+        line = done % (trunc(t * 1000), "visa", card[-4:], currency, units, nanos)
         out.append(new(LogLine, (t, pod, container, app, line)))
 
     return render
@@ -215,7 +220,7 @@ def _recommend(logger: PodIdentity) -> Render:
     head, middle, tail = _parts(template, 2)
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        ids = pool[int(r.random() * 64)]
+        ids = pool[trunc(r.random() * 64)]
         out.append(new(LogLine, (ts, pod, container, app, f"{head}{ts!r}{middle}{ids}{tail}")))
 
     return render
@@ -233,8 +238,8 @@ def _checkout(logger: PodIdentity) -> Render:
     pod, container, app = logger.pod, logger.container, logger.app
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        user = logger.sessions[int(r.random() * len(logger.sessions))]
-        currency = CURRENCIES[int(r.random() * len(CURRENCIES))]
+        user = logger.sessions[trunc(r.random() * len(logger.sessions))]
+        currency = CURRENCIES[trunc(r.random() * len(CURRENCIES))]
         line = place % (f'\\"{user}\\"', f'\\"{currency}\\"', rfc3339nano(ts))
         out.append(new(LogLine, (ts, pod, container, app, line)))
         t = ts + 0.02
@@ -253,9 +258,9 @@ def _ads(logger: PodIdentity) -> Render:
     a, b, c, d, e = _parts(template, 4)
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        sec = int(ts)
-        word = words[int(r.random() * len(words))]
-        line = f"{a}{sec}{b}{int((ts - sec) * 1e9)}{c}{word}{d}{iso_millis(ts)}{e}"
+        sec = trunc(ts)
+        word = words[trunc(r.random() * len(words))]
+        line = f"{a}{sec}{b}{trunc((ts - sec) * 1e9)}{c}{word}{d}{iso_millis(ts)}{e}"
         out.append(new(LogLine, (ts, pod, container, app, line)))
 
     return render
@@ -269,9 +274,9 @@ def _cart(logger: PodIdentity, op: str) -> Render:
         add = T("ca.add")
 
         def render_add(ts: float, r: random.Random, out: list[LogLine]) -> None:
-            user = sessions[int(r.random() * n_sessions)]
-            product = PRODUCTS[int(r.random() * len(PRODUCTS))]
-            text = add(user, product, 1 + int(r.random() * 10))
+            user = sessions[trunc(r.random() * n_sessions)]
+            product = PRODUCTS[trunc(r.random() * len(PRODUCTS))]
+            text = add(user, product, 1 + trunc(r.random() * 10))
             out.append(new(LogLine, (ts, pod, container, app, text)))
 
         return render_add
@@ -279,7 +284,7 @@ def _cart(logger: PodIdentity, op: str) -> Render:
     texts = [called(user) for user in sessions]  # written once: the user is all that varies
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        out.append(new(LogLine, (ts, pod, container, app, texts[int(r.random() * n_sessions)])))
+        out.append(new(LogLine, (ts, pod, container, app, texts[trunc(r.random() * n_sessions)])))
 
     return render
 
@@ -313,7 +318,7 @@ def _cart_error(logger: PodIdentity, body: str) -> Render:
     category = T("dotnet.category")()
 
     def render(ts: float, r: random.Random, out: list[LogLine]) -> None:
-        user = sessions[int(r.random() * len(sessions))]
+        user = sessions[trunc(r.random() * len(sessions))]
         t = ts + 0.004
         out += (
             new(LogLine, (ts, pod, container, app, T("ca.get")(user))),
