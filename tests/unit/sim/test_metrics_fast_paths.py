@@ -1,6 +1,6 @@
 """The metric path's shortcuts give exactly what the plain forms give.
 
-``_Groups`` sums a ``sum by`` with each labels dict's group key and each group's sorted
+``SumBy`` sums a ``sum by`` with each labels dict's group key and each group's sorted
 key kept across steps; ``Background`` keeps a load's collection cycle, collection CPU and
 throttling rate per steady state; ``_Labelled`` finds a series' points once; ``poisson``
 binds its generator's ``random`` once; ``_Instant`` holds per (pod, step) what was worked
@@ -30,14 +30,8 @@ from r2act.cluster.sim.metric_noise import (
     MetricBackground,
     poisson,
 )
-from r2act.cluster.sim.metrics import (
-    LabelKey,
-    MetricSource,
-    Sample,
-    _Groups,
-    _Labelled,
-    _scraped,
-)
+from r2act.cluster.sim.metrics import MetricSource, _Labelled, _scraped
+from r2act.cluster.sim.promql import LabelKey, Sample, SumBy
 from r2act.collector import store
 from r2act.schema import MetricSeries
 
@@ -70,7 +64,7 @@ def test_groups_sum_every_step_as_the_plain_sum_does(group: tuple[str, ...]) -> 
         {"namespace": "other", "pod": "a"},
     ]
     late = {"namespace": "ns", "pod": "c"}  # a labels dict first seen at a later step
-    groups = _Groups(group)
+    groups = SumBy(group)
     draws = random.Random(5)
     for step in range(6):
         labelled = pods + ([late] if step >= 3 else [])
@@ -85,7 +79,7 @@ def test_groups_sum_every_step_as_the_plain_sum_does(group: tuple[str, ...]) -> 
 
 
 def test_groups_of_an_empty_step_are_empty() -> None:
-    assert _Groups(("pod",)).totals([]) == []
+    assert SumBy(("pod",)).totals([]) == []
 
 
 def test_labelled_entries_of_the_same_key_add_to_one_series_in_first_seen_order() -> None:

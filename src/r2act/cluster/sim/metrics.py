@@ -1,6 +1,6 @@
 """cAdvisor and kube-state-metrics series, answered from scenes as Prometheus would.
 
-The simulator does not evaluate PromQL. It recognises the metric name inside a query,
+The simulator does not evaluate PromQL. It recognises (``promql``) the metric name inside a query,
 applies the query's equality / inequality / regex label matchers, turns counters into
 per-second rates when the query wraps them in ``rate``/``irate``, and honours an outer
 ``sum by (...)`` / ``sum(...)``. That covers the manifest's default queries and the usual
@@ -22,9 +22,7 @@ are the expected values with a uniform +-4 % jitter, the clean room of regressio
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 
 from r2act.cluster.sim.identity import PAUSE_IMAGE, container_id, pod_uid
 from r2act.cluster.sim.metric_noise import (
@@ -33,58 +31,12 @@ from r2act.cluster.sim.metric_noise import (
     ContainerLoad,
     MetricBackground,
 )
+from r2act.cluster.sim.promql import LabelKey, Query, Sample, SumBy, matches, parse_query
 from r2act.cluster.sim.scene import Scene
 from r2act.cluster.sim.seeding import key_int
 from r2act.cluster.sim.timeline import STARTUP_S, PodTimeline
 from r2act.cluster.sim.traffic import IDLE_CORES, service_ms
 from r2act.schema import MetricSeries, TimeWindow, Topology, cpu_millicores, memory_bytes
-
-_NAME = re.compile(r"\b((?:container|kube)_[a-z_]+)\b")
-_MATCHER = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"([^"]*)"')
-_SUM_BY = re.compile(r"^\s*sum\s*(?:by\s*\(([^)]*)\))?\s*\(")
-
-
-@dataclass(frozen=True)
-class Query:
-    """What the simulator understood of a PromQL query."""
-
-    metric: str
-    rate: bool
-    matchers: tuple[tuple[str, str, str], ...]
-    group: tuple[str, ...] | None
-    """Labels of an outer ``sum by``; ``()`` for a plain ``sum``; None when not summed."""
-
-
-def parse_query(promql: str) -> Query | None:
-    """The metric, rate-ness, matchers and grouping of ``promql``; None if no known metric."""
-    match = _NAME.search(promql)
-    if match is None:
-        return None
-    metric = match.group(1)
-    rate = bool(re.search(r"\b(?:i?rate|increase)\s*\(", promql))
-    braces = promql[match.end() :]
-    body = braces[1 : braces.find("}")] if braces.startswith("{") else ""
-    matchers = tuple(_MATCHER.findall(body))
-    summed = _SUM_BY.match(promql)
-    group = None
-    if summed is not None:
-        group = tuple(x.strip() for x in (summed.group(1) or "").split(",") if x.strip())
-    return Query(metric, rate, matchers, group)
-
-
-def _keep(labels: Mapping[str, str], matchers: tuple[tuple[str, str, str], ...]) -> bool:
-    for key, op, value in matchers:
-        actual = labels.get(key, "")
-        if op == "=" and actual != value:
-            return False
-        if op == "!=" and actual == value:
-            return False
-        if op == "=~" and re.fullmatch(value, actual) is None:
-            return False
-        if op == "!~" and re.fullmatch(value, actual) is not None:
-            return False
-    return True
-
 
 NODE = "sim-worker"
 NODE_CORES = 4.0
@@ -105,8 +57,6 @@ KUBELET_TARGET = {
 PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 CONDITIONS = ("true", "false", "unknown")
 
-Sample = tuple[dict[str, str], float]
-LabelKey = tuple[tuple[str, str], ...]
 _Value = Callable[[str, bool, "_Instant", Scene, dict[str, str]], float | list[Sample] | None]
 """A pod's value of a metric: (metric, rate, its instant, the scene, its labels)."""
 
@@ -120,7 +70,7 @@ class _Labelled:
 
     def __init__(self, labels: dict[str, str], matchers: tuple[tuple[str, str, str], ...]) -> None:
         self.labels = labels
-        self.keep = _keep(labels, matchers)
+        self.keep = matches(labels, matchers)
         self.key: LabelKey = tuple(sorted(labels.items()))
         self.points: list[tuple[float, float]] | None = None
 
@@ -271,7 +221,7 @@ class MetricSource:
             points: dict[LabelKey, list[tuple[float, float]]] = {}
             pods: dict[object, _Labelled] = {}
             value_of = self._value_of(query.metric)
-            groups = _Groups(query.group) if query.group is not None else None
+            groups = SumBy(query.group) if query.group is not None else None
             for t, scene, scraped in zip(steps, scenes, pods_at, strict=True):
                 into = None if groups is not None else (points, t)
                 samples = self._samples(
@@ -724,42 +674,3 @@ def _instance_start(line: PodTimeline, t: float) -> float:
         if ts <= t:
             born = ts
     return born
-
-
-class _Groups:
-    """An outer ``sum by (group)`` over the steps of one range query.
-
-    The samples' labels are the same dicts at every step (a pod's, cached per query), so
-    each one's group key is built once and kept by the dict's id (the entry holds the dict,
-    so the id stays its own); each group's sorted label key is built once, not per step."""
-
-    __slots__ = ("_group", "_keys", "_sorted")
-
-    def __init__(self, group: tuple[str, ...]) -> None:
-        self._group = group
-        self._keys: dict[int, tuple[dict[str, str], LabelKey]] = {}
-        self._sorted: dict[LabelKey, LabelKey] = {}
-
-    def totals(self, samples: list[Sample]) -> list[tuple[LabelKey, float]]:
-        """Each group's sum of ``samples`` (added in their order), first-seen group first,
-        keyed by the sorted items of the group's labels."""
-        totals: dict[LabelKey, float] = {}
-        keys = self._keys
-        for labels, value in samples:
-            known = keys.get(id(labels))
-            if known is None or known[0] is not labels:
-                known = keys[id(labels)] = (labels, _group_key(labels, self._group))
-            key = known[1]
-            totals[key] = totals.get(key, 0.0) + value
-        out: list[tuple[LabelKey, float]] = []
-        for key, value in totals.items():
-            found = self._sorted.get(key)
-            if found is None:
-                found = self._sorted[key] = tuple(sorted(dict(key).items()))
-            out.append((found, value))
-        return out
-
-
-def _group_key(labels: Mapping[str, str], group: tuple[str, ...]) -> LabelKey:
-    """The ``sum by`` key of a sample: its value of each grouping label ("" if none)."""
-    return tuple((k, labels.get(k, "")) for k in group)
