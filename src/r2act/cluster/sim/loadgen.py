@@ -271,9 +271,8 @@ def locust_table(
         )
         for e in table.rows
     ]
-    cells, exact, plain = _CELLS, _EXACT_REQS, _fails
-    if len(cells) > _CELLS_MAX:
-        cells.clear()
+    if len(_CELLS) > _CELLS_MAX:
+        _CELLS.clear()
     for i, ts in enumerate(ticks):
         elapsed = max(1.0, ts - started)
         since = max(0.0, ts - max(first, started))
@@ -288,20 +287,8 @@ def locust_table(
             total_reqs += reqs
             total_fails += fails
             weighted += latency * reqs
-            # ``fails_cell`` inlined (this runs once per row per tick): the cell is known
-            # by its fails and its percentage's hundredths, worked out in integers.
-            cell = None
-            if fails >= 0 and 0 < reqs < exact:
-                hundredths, rem = divmod(10000 * fails, reqs)
-                if rem + rem != reqs:
-                    key = fails * 10001 + hundredths + (rem + rem > reqs)
-                    cell = cells.get(key)
-                    if cell is None:
-                        cell = cells[key] = plain(fails, reqs)
-            if cell is None:
-                cell = plain(fails, reqs)
             # '%7d' pads as ':>7d' does, with less to parse per call
-            text.append(f"{prefix}{'%7d' % reqs} {cell}{suffix}")  # noqa: UP031
+            text.append(f"{prefix}{'%7d' % reqs} {fails_cell(fails, reqs)}{suffix}")  # noqa: UP031
         text.append(_SEP)
         avg = weighted / total_reqs if total_reqs else 0.0
         prefix, suffix = _row_ends("", "Aggregated", avg, table.rate_all, table.fail_now)
@@ -333,7 +320,7 @@ _CELLS_MAX = 65536
 
 def fails_cell(fails: int, reqs: int) -> str:
     """``_fails(fails, reqs)``, from ``_CELLS`` where the integers decide the cell
-    (``_EXACT_REQS``); ``locust_table`` has it inlined."""
+    (``_EXACT_REQS``)."""
     if fails >= 0 and 0 < reqs < _EXACT_REQS:
         hundredths, rem = divmod(10000 * fails, reqs)
         if rem + rem != reqs:
