@@ -1,9 +1,9 @@
 """cAdvisor and kube-state-metrics series, answered from scenes as Prometheus would.
 
-The simulator does not evaluate PromQL. It recognises (``promql``) the metric name inside a query,
-applies the query's equality / inequality / regex label matchers, turns counters into
-per-second rates when the query wraps them in ``rate``/``irate``, and honours an outer
-``sum by (...)`` / ``sum(...)``. That covers the manifest's default queries and the usual
+The simulator does not evaluate PromQL. It recognises the metric name inside a query
+(``promql``), applies the query's equality / inequality / regex label matchers, turns
+counters into per-second rates when the query wraps them in ``rate``/``irate``, and honours
+an outer ``sum by (...)`` / ``sum(...)``. That covers the manifest's default queries and the usual
 hand-written ones; anything else yields no series, as an unknown metric would.
 
 Series carry the labels a kube-prometheus-stack scrape gives them. cAdvisor series
