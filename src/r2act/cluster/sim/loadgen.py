@@ -271,8 +271,6 @@ def locust_table(
         )
         for e in table.rows
     ]
-    if len(_CELLS) > _CELLS_MAX:
-        _CELLS.clear()
     for i, ts in enumerate(ticks):
         elapsed = max(1.0, ts - started)
         since = max(0.0, ts - max(first, started))
@@ -327,6 +325,8 @@ def fails_cell(fails: int, reqs: int) -> str:
             key = fails * 10001 + hundredths + (rem + rem > reqs)
             cell = _CELLS.get(key)
             if cell is None:
+                if len(_CELLS) > _CELLS_MAX:
+                    _CELLS.clear()
                 cell = _CELLS[key] = _fails(fails, reqs)
             return cell
     return _fails(fails, reqs)
