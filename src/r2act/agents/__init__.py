@@ -7,11 +7,33 @@ over a dataset: predictions, ATIF trajectories, a run summary). The ``mcp`` and 
 SDKs are imported only by the modules that use them (``agents.mcp_server``, ``agents.llm``).
 """
 
-from r2act.agents.answers import FinalAnswer, answer_schema, parse_answer
-from r2act.agents.cases import CaseInputs, CaseSource
-from r2act.agents.env import CaseEnvironment, ToolError
-from r2act.agents.run import RunReport, run_cases
-from r2act.agents.tools import TOOLS, call
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from r2act._lazy import exports
+
+if TYPE_CHECKING:
+    from r2act.agents.answers import FinalAnswer, answer_schema, parse_answer
+    from r2act.agents.cases import CaseInputs, CaseSource
+    from r2act.agents.env import CaseEnvironment
+    from r2act.agents.run import RunReport, run_cases
+    from r2act.agents.tool_types import ToolError
+    from r2act.agents.tools import TOOLS, call
+
+__getattr__ = exports(
+    __name__,
+    {
+        **dict.fromkeys(("FinalAnswer", "answer_schema", "parse_answer"), "r2act.agents.answers"),
+        **dict.fromkeys(("CaseInputs", "CaseSource"), "r2act.agents.cases"),
+        "CaseEnvironment": "r2act.agents.env",
+        **dict.fromkeys(("RunReport", "run_cases"), "r2act.agents.run"),
+        "ToolError": "r2act.agents.tool_types",
+        **dict.fromkeys(("TOOLS", "call"), "r2act.agents.tools"),
+    },
+)
+"""Names are imported on first use: the MCP server's start reads the catalogue and one
+dataset table, and pays neither for the tool environment nor for the runners."""
 
 __all__ = [
     "TOOLS",

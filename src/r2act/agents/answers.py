@@ -16,7 +16,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from r2act.schema import FaultType, Prediction, RcaPrediction, RecoveryPlan, Topology
-from r2act.systems import system_of
 
 
 class FinalAnswer(BaseModel):
@@ -38,6 +37,8 @@ class FinalAnswer(BaseModel):
 def case_fault_types(topology: Topology) -> tuple[FaultType, ...]:
     """The fault types a case's answer may name: its system's (``System.fault_types``), so an
     Online Boutique case is never offered ``feature_flag``, which only a flag system has."""
+    from r2act.systems import system_of  # the systems' renderers: not at an MCP server's start
+
     return system_of(topology).fault_types
 
 

@@ -27,6 +27,7 @@ import re2
 from pydantic import ValidationError
 
 from r2act.agents.cases import CaseInputs
+from r2act.agents.tool_types import MAX_LIMIT, Answer, ToolError
 from r2act.schema import PHASES, Prediction
 from r2act.schema.traces import SPAN_STATUSES
 
@@ -34,17 +35,10 @@ if TYPE_CHECKING:  # a case arrives as DataFrames, so pandas is loaded by readin
     import pandas as pd
 
 DEFAULT_LIMIT = 50
-MAX_LIMIT = 200
 MAX_LINE_CHARS = 400
 MAX_POINTS = 60
 HIDDEN_ANNOTATION = "r2act.io/"
 """Template annotations with this prefix are the tool's own bookkeeping, never shown."""
-
-Answer = dict[str, Any]
-
-
-class ToolError(ValueError):
-    """A question the environment cannot answer as asked; the message says how to ask."""
 
 
 def _re2_options() -> Any:

@@ -32,7 +32,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import anyio.to_thread
@@ -42,10 +42,13 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as McpToolError
 
 from r2act import __version__
-from r2act.agents.cases import CaseRows, CaseSource
-from r2act.agents.env import CaseEnvironment
 from r2act.agents.run import finished_ids
 from r2act.agents.tools import Tool, call, tools_for
+from r2act.errors import DataError
+
+if TYPE_CHECKING:  # the case reader is the caller's; the environment is built on first use
+    from r2act.agents.cases import CaseRows, CaseSource
+    from r2act.agents.env import CaseEnvironment
 
 INSTRUCTIONS = (
     "Benchmark cases of Kubernetes microservice incidents. Call list_cases, then "
@@ -85,30 +88,55 @@ class Session:
         """The tools over the selected case (built on first use), or None before a selection."""
         with self.built:
             if self.env is None and self.rows is not None:
+                from r2act.agents.env import CaseEnvironment
+
                 self.env = CaseEnvironment(self.rows.case())
             return self.env
 
 
 class CaseServer:
-    """State of one server: the dataset view, the sessions, the predictions file."""
+    """State of one server: the dataset view, the sessions, the predictions file.
+
+    The case reader is opened by the first ``list_cases`` or ``select_case``, not at start:
+    opening it imports Arrow (about a third of a CPU second), and a client waits for the
+    ``initialize`` answer before it asks anything. The dataset's digests were checked
+    before the server started (``r2act.cli._verify``)."""
 
     def __init__(
         self,
-        source: CaseSource,
+        dataset: Path,
+        view: str,
         out: Path,
         method: str = "mcp-agent",
         *,
         max_calls: int | None = None,
     ) -> None:
-        self.source = source
+        self.dataset = dataset
+        self.view = view
         self.out = out
         self.method = method
         self.max_calls = max_calls
         self.submitted = finished_ids(out)
+        self._source: CaseSource | None = None
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._by_transport: dict[str, str] = {}
         self._lock = threading.Lock()  # sessions, submissions and the predictions file
         self._read_lock = threading.Lock()  # one case read at a time (shared Parquet reader)
+        self._open_lock = threading.Lock()
+
+    @property
+    def source(self) -> CaseSource:
+        """The view's case reader, opened on first use; a tool error naming the dataset's
+        problem (an unreadable table, a view it cannot serve) when it cannot be opened."""
+        with self._open_lock:
+            if self._source is None:
+                from r2act.agents.cases import CaseSource
+
+                try:
+                    self._source = CaseSource(self.dataset, self.view)
+                except DataError as error:
+                    raise McpToolError(str(error)) from None
+            return self._source
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -153,7 +181,7 @@ class CaseServer:
         with session.built:
             session.rows, session.env = rows, None
         session.calls = 0
-        return f"selected {case_id} (view {self.source.view}); session {session.handle}"
+        return f"selected {case_id} (view {self.view}); session {session.handle}"
 
     def ask(self, session: Session, name: str, arguments: dict[str, Any]) -> str:
         """Answer tool ``name`` about the session's case (counted against its budget)."""
@@ -267,7 +295,8 @@ async def _bounded(fn: Callable[[], str], limit_s: float, what: str) -> str:
 
 
 def build_server(
-    source: CaseSource,
+    dataset: Path,
+    view: str,
     out: Path,
     method: str = "mcp-agent",
     *,
@@ -276,18 +305,18 @@ def build_server(
     max_calls: int | None = None,
     issuer_url: str = "http://127.0.0.1",
 ) -> MCPServer:
-    """An MCP server over ``source`` that appends submissions to ``out``.
+    """An MCP server over ``view`` of ``dataset`` that appends submissions to ``out``.
 
     ``token`` makes the HTTP transport require ``Authorization: Bearer <token>``.
     """
-    state = CaseServer(source, out, method, max_calls=max_calls)
+    state = CaseServer(dataset, view, out, method, max_calls=max_calls)
     auth: dict[str, Any] = {}
     if token:
         auth = {
             "auth": AuthSettings(issuer_url=issuer_url, resource_server_url=None),
             "token_verifier": StaticTokenVerifier(token),
         }
-    offered = tools_for(source.view)
+    offered = tools_for(view)
     instructions = INSTRUCTIONS
     if any(t.name == "traces" for t in offered):
         instructions += " In this view, traces searches spans and fetches one trace by id."
@@ -296,7 +325,9 @@ def build_server(
     )
 
     def list_cases() -> str:
-        rows = [f"{c}\t{'submitted' if c in state.submitted else 'open'}" for c in source.ids()]
+        rows = [
+            f"{c}\t{'submitted' if c in state.submitted else 'open'}" for c in state.source.ids()
+        ]
         return "\n".join(rows)
 
     async def select_case(

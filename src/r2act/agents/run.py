@@ -20,9 +20,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from r2act.agents.cases import CaseInputs, CaseSource
 from r2act.agents.outcome import CaseResult
 from r2act.agents.trajectory import (
     dump,
@@ -33,6 +32,9 @@ from r2act.agents.trajectory import (
     write_json_atomic,
 )
 from r2act.errors import DataError
+
+if TYPE_CHECKING:  # a runner is handed its source: writing predictions needs no Arrow
+    from r2act.agents.cases import CaseInputs, CaseSource
 
 
 class Solver(Protocol):

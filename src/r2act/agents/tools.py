@@ -12,12 +12,15 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from r2act.agents.env import MAX_LIMIT, Answer, CaseEnvironment, ToolError
+from r2act.agents.tool_types import MAX_LIMIT, Answer, ToolError
 from r2act.schema import RcaPrediction, RecoveryPlan
+
+if TYPE_CHECKING:  # the catalogue is importable without the environment's Arrow machinery
+    from r2act.agents.env import CaseEnvironment
 
 PhaseName = Literal["pre", "during", "post"]
 

@@ -35,10 +35,14 @@ def verify_dataset(
             highlight=False,
         )
         return
-    from r2act import datasets
-    from r2act.datasets.validate import checksums
+    if files_only:
+        from r2act.datasets.checksums import checksums
 
-    found = checksums(directory) if files_only else datasets.validate(directory, quick=True)
+        found = checksums(directory)
+    else:
+        from r2act import datasets
+
+        found = datasets.validate(directory, quick=True)
     problems = [p for p in found if p.severity == "error"]
     if problems:
         raise DataError(

@@ -132,7 +132,6 @@ def serve(  # noqa: PLR0917 - typer maps parameters to options
 
     Example: [bold]r2act mcp serve --dataset r2act-runs/smoke/dataset --out mcp.jsonl[/]
     """
-    from r2act.agents.cases import CaseSource
     from r2act.agents.mcp_server import build_server
 
     if view not in VIEW_NAMES:
@@ -150,13 +149,12 @@ def serve(  # noqa: PLR0917 - typer maps parameters to options
         )
     directory = dataset_dir(dataset)
     verify_dataset(directory, verify=not no_verify, command="mcp serve", files_only=True)
-    source = CaseSource(directory, view)
     server = build_server(
-        source, out, method, token=token if http else None, call_timeout_s=call_timeout,
+        directory, view, out, method, token=token if http else None, call_timeout_s=call_timeout,
         max_calls=max_calls, issuer_url=f"http://{_host_header(host, port)}",
     )  # fmt: skip
     console_err.print(
-        f"serving {len(source.ids())} case(s) of {source.root} (view {view}) over "
+        f"serving the cases of {directory} (view {view}) over "
         f"{transport.value}; submissions -> {out}",
         highlight=False,
     )

@@ -15,18 +15,14 @@ from typing import TYPE_CHECKING
 
 from r2act._lazy import exports
 
-# ``load`` and ``validate`` are also submodules: importing ``r2act.datasets.load`` anywhere
-# binds the package's ``load`` to the module, which a lookup on first use could not undo,
-# so these two functions are bound here, after their modules, as an eager package does.
-from r2act.datasets.load import Dataset, key, load, load_records, read_table
-from r2act.datasets.validate import validate
-
 if TYPE_CHECKING:
     from r2act.datasets import ids
     from r2act.datasets.build import DATASET_DIR, BuildResult, build_dataset
     from r2act.datasets.composition import Composition, compose
     from r2act.datasets.folds import Folds, make_folds
     from r2act.datasets.layout import VIEWS
+    from r2act.datasets.loading import Dataset, key, load, load_records, read_table
+    from r2act.datasets.validation import validate
 
 __getattr__ = exports(
     __name__,
@@ -36,10 +32,17 @@ __getattr__ = exports(
         **dict.fromkeys(("Composition", "compose"), "r2act.datasets.composition"),
         **dict.fromkeys(("Folds", "make_folds"), "r2act.datasets.folds"),
         "VIEWS": "r2act.datasets.layout",
+        **dict.fromkeys(
+            ("Dataset", "key", "load", "load_records", "read_table"), "r2act.datasets.loading"
+        ),
+        "validate": "r2act.datasets.validation",
     },
 )
-"""Names are imported on first use: a reader of one case (``datasets.cases``, the MCP
-server's start) does not pay for the builder and its imports."""
+"""Names are imported on first use: a reader of one case (``datasets.cases``) does not pay
+for the builder, nor for the validator's readers, card and figures, and a process that
+only checks a dataset's digests (the MCP server's start) not even for Arrow. The modules
+behind ``load`` and ``validate`` are named ``loading`` and ``validation``: a submodule of
+the function's own name would shadow it once imported."""
 
 __all__ = [
     "DATASET_DIR",

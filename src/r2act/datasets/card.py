@@ -16,7 +16,6 @@ from typing import Final
 from r2act.datasets import layout
 from r2act.datasets.composition import Composition
 from r2act.datasets.figures import COMPOSITION_PNG, HEATMAP_PNG, LOGSCALE_PNG
-from r2act.systems import INSTALLED
 
 LICENSE: Final = "cc-by-4.0"
 EMBED_START: Final = "<!-- r2act:composition "
@@ -79,6 +78,8 @@ def _systems_line(
     (the systems' fault types differ: a flag on one, none on the other); the one-system
     line is the one Online Boutique datasets have always carried.
     """
+    from r2act.systems import INSTALLED  # with their renderers: only when a card is written
+
     titles = [INSTALLED[s].title if s in INSTALLED else s for s in systems]
     if len(titles) <= 1:
         injector = "one fault injector (Chaos Mesh); eight fault types."
@@ -165,6 +166,8 @@ def _counts(title: str, counts: dict[str, int], total: int) -> list[str]:
 def entry_point(systems: list[str]) -> str:
     """The name of the systems' entry point, as the dataset's texts name it ("entry point"
     when a system is unknown or the systems do not share one)."""
+    from r2act.systems import INSTALLED
+
     names = {INSTALLED[s].topology.entrypoint if s in INSTALLED else "" for s in systems}
     name = names.pop() if len(names) == 1 else ""
     return name or "entry point"

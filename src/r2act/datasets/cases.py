@@ -31,7 +31,6 @@ import pyarrow.parquet as pq
 from r2act.datasets import layout
 from r2act.errors import DataError
 from r2act.schema import ActionSpace, ClusterState, Topology
-from r2act.systems import SYSTEMS
 
 if TYPE_CHECKING:  # imported by the first case read (``to_pandas``), not by opening a reader
     import pandas as pd
@@ -203,6 +202,10 @@ class CaseReader:
                 *(table.column(n).to_pylist() for n in table.column_names), strict=True
             )
         }
+        from r2act.systems import SYSTEMS  # imported by whoever opens a reader, not on import
+
+        self._known = tuple(SYSTEMS)
+        self._topologies = {s: SYSTEMS[s] for s, _ in self._cases.values() if s in SYSTEMS}
         self._tables: dict[str, _Table] = {}
         self._lock = threading.Lock()  # a ParquetFile is not safe for concurrent reads
 
@@ -250,11 +253,11 @@ class CaseReader:
         decoded, the system is known, the action space and every phase's cluster state
         parse. Only the conversion to DataFrames is left, to :meth:`CaseRows.case`."""
         system, space = self._cases[case_id]
-        topology = SYSTEMS.get(system)
+        topology = self._topologies.get(system)
         if topology is None:
             raise DataError(
                 f"{self.root / layout.CASES}: {case_id}: unknown system {system!r} "
-                f"(known: {', '.join(SYSTEMS)})"
+                f"(known: {', '.join(self._known)})"
             )
         states: dict[str, ClusterState] = {}
         if layout.STATE in self.files:

@@ -27,13 +27,15 @@ from typing import Final, Literal
 
 import pyarrow as pa
 
+from r2act.datasets import checksums
 from r2act.errors import DataError
 from r2act.quality_gate.rawstore import LOG_SCHEMA
 
 README: Final = "README.md"
+SHA256SUMS: Final = checksums.SHA256SUMS
+"""Named in ``checksums``, which a digest check imports without this module's Arrow schemas."""
 CROISSANT: Final = "croissant.json"
 FOLDS: Final = "folds.json"
-SHA256SUMS: Final = "SHA256SUMS"
 SCHEMA_DIR: Final = "schema"
 FIGURES_DIR: Final = "figures"
 CASES: Final = "cases.parquet"

@@ -63,7 +63,7 @@ import pandas as pd
 
 from r2act.datasets import layout
 from r2act.datasets.cases import Case, CaseReader
-from r2act.datasets.load import load_records
+from r2act.datasets.loading import load_records
 from r2act.datasets.rcaeval_traces import trace_series, traces_csv
 from r2act.errors import DataError
 from r2act.schema import PHASES, BenchmarkRecord, Topology

@@ -21,7 +21,7 @@ def _codes(root: Path, *, quick: bool) -> dict[str, set[str]]:
 def test_quick_validation_of_a_clean_dataset_never_opens_an_observation_table_or_renders(
     built: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    module = sys.modules["r2act.datasets.validate"]
+    module = sys.modules["r2act.datasets.validation"]
     read_table = module.pq.read_table
     big = ("logs.parquet", "events.parquet", "metrics.parquet")
 
@@ -63,7 +63,7 @@ def test_validation_hashes_each_file_once_and_still_checks_both_digest_lists(
 ) -> None:
     """SHA256SUMS and Croissant list the same files: each is read once per validation (the
     MCP server's start-up pays for it), and each list is still compared on its own."""
-    module = sys.modules["r2act.datasets.validate"]
+    module = sys.modules["r2act.datasets.validation"]
     hashed: list[Path] = []
     real = module.sha256_file
 

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from r2act.datasets import figures, ids, layout, traces
 from r2act.datasets.card import embedded_composition
-from r2act.datasets.checksums import dataset_files, read_sums, sha256_file
+from r2act.datasets.checksums import Digest, checksum_problems, sha256_file
 from r2act.datasets.composition import compose
 from r2act.datasets.folds import Folds
 from r2act.datasets.tables import read_trail
@@ -34,31 +34,8 @@ from r2act.quality_gate import Problem
 from r2act.quality_gate.problems import error
 from r2act.schema import BenchmarkRecord
 
-Digest = Callable[[Path], str]
 """SHA-256 of a file, computed once per validation (SHA256SUMS and Croissant list the same
 files: hashing them twice doubled a quick validation's cost, the MCP server's start-up)."""
-
-
-def _checksums(root: Path, sha256: Digest) -> list[Problem]:
-    if not (root / layout.SHA256SUMS).is_file():
-        return [error("CHECKSUMS_MISSING", "no SHA256SUMS", where=layout.SHA256SUMS)]
-    try:
-        sums = read_sums(root)
-    except (OSError, ValueError) as exc:
-        return [error("CHECKSUMS_INVALID", str(exc), where=layout.SHA256SUMS)]
-    problems = []
-    for name, digest in sums.items():
-        path = root / name
-        if not path.is_file():
-            problems.append(error("FILE_MISSING", "listed in SHA256SUMS but absent", where=name))
-        elif sha256(path) != digest:
-            problems.append(
-                error("CHECKSUM_MISMATCH", "content differs from SHA256SUMS", where=name)
-            )
-    for name in dataset_files(root):
-        if name not in sums:
-            problems.append(error("FILE_UNLISTED", "not listed in SHA256SUMS", where=name))
-    return problems
 
 
 def _same_columns(found: pa.Schema, expected: pa.Schema) -> bool:
@@ -352,18 +329,6 @@ def _croissant(root: Path, sha256: Digest) -> list[Problem]:
     return problems
 
 
-def checksums(root: Path) -> list[Problem]:
-    """The checksum problems of the dataset at ``root`` alone: every file listed in
-    SHA256SUMS present and matching, nothing unlisted.
-
-    What a server of method-visible files needs before handing them out (``mcp serve``):
-    the records, folds and card are answers it never reads, and ``evaluate`` checks them
-    where they matter, when predictions are scored."""
-    if not root.is_dir():
-        return [error("DATASET_MISSING", "no such directory", where=str(root))]
-    return _checksums(root, functools.cache(sha256_file))
-
-
 def validate(root: Path, *, quick: bool = False) -> list[Problem]:
     """Every problem of the dataset at ``root``; empty when it can be trusted.
 
@@ -376,7 +341,7 @@ def validate(root: Path, *, quick: bool = False) -> list[Problem]:
     if not root.is_dir():
         return [error("DATASET_MISSING", "no such directory", where=str(root))]
     sha256: Digest = functools.cache(sha256_file)
-    problems = _checksums(root, sha256)
+    problems = checksum_problems(root, sha256)
     try:
         records, record_problems = _records(root)
     except (OSError, ValueError, pa.ArrowException) as exc:

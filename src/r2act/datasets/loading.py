@@ -1,5 +1,7 @@
 """``r2act.datasets.load``: the method-visible tables of one view; ``load_records``: the answers.
 
+(The module is ``loading``, not ``load``, so the package can hand out ``load`` on first use.)
+
 A method gets exactly the modalities of its view (the paper's ablation), keyed by opaque
 case ids, and never anything under ``answers/``: reading ground truth takes the deliberate
 call ``load_records`` (scorers, replay, supervised training on labelled folds).
