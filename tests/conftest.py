@@ -84,6 +84,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The longest tests go first (a stable sort keeps the rest in order): started last, one
+    # of them would leave a worker alone at the end for as long as it runs.
+    items.sort(key=lambda item: "slow" not in item.keywords)
     if config.getoption("--with-e2e"):
         return
     skip = pytest.mark.skip(reason=E2E_REASON)

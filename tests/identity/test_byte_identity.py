@@ -20,6 +20,7 @@ EXPECTED = json.loads(FIXTURE.read_text())["campaigns"]
 RECORD = "re-record with `PYTHONPATH=src python tests/identity/pipeline.py record` (say why)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("campaign", CAMPAIGNS, ids=lambda c: c.name)
 def test_every_stage_output_is_byte_identical_to_the_fixture(
     campaign: Campaign, tmp_path: Path

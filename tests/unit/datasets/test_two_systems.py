@@ -96,6 +96,7 @@ def _evaluate(dataset: Path, predictions: list[Path], out: Path) -> tuple[dict[s
     return json.loads(out.read_text()), printed
 
 
+@pytest.mark.slow
 def test_a_two_system_dataset_is_scored_per_system_as_each_alone(
     datasets: dict[str, Path], tmp_path: Path
 ) -> None:

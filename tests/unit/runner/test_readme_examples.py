@@ -119,6 +119,7 @@ def test_quickstart_json_example_is_one_line_for_a_smoke_case() -> None:
     assert "onlineboutique_cartservice_dns_fault_severe_r01" in body  # smoke has it
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl not installed")
 def test_readme_runs_as_written_in_a_fresh_venv(tmp_path: Path) -> None:
     repo = tmp_path / "r2act"
