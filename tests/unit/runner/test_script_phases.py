@@ -57,7 +57,10 @@ def test_every_phase_is_announced_and_timed(tmp_path: Path) -> None:
     report = _report(done.stdout)
     assert list(report) == PHASES and all(s >= 0 for s in report.values())
     # extra arguments reach pytest after the slowest-tests listing
-    assert "python -m pytest -n 2 --dist worksteal -q --durations=15 -k x" in (tmp_path / "log").read_text()
+    assert (
+        "python -m pytest -n 2 --dist worksteal -q --durations=15 -k x"
+        in (tmp_path / "log").read_text()
+    )
 
 
 def test_a_failing_phase_still_gets_the_report_and_the_exit_code(tmp_path: Path) -> None:
