@@ -3,7 +3,7 @@
 Started by ``collector.lanes`` (spawned, so it shares nothing with the parent but what it is
 given). Each incident goes through the ordinary ``collect`` into the lane's own directory
 ``RUN/lanes/<lane>/`` (its lock, ledger, journal and cluster), then the complete incident
-directory is renamed into ``RUN/raw/``. Progress goes to the parent through a queue.
+directory is renamed into ``RUN/raw/``. Progress goes to the parent through a pipe of its own.
 
 Signals: the process leaves the parent's process group, so a terminal's Ctrl-C reaches the
 parent, which forwards it once. Between incidents a signal only stops the loop; inside one,
@@ -17,7 +17,9 @@ import os
 import signal
 import time
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -47,6 +49,22 @@ def lane_dirs(run_dir: Path) -> list[Path]:
         return []
     found = [p for p in root.iterdir() if p.is_dir() and p.name.removeprefix("lane-").isdigit()]
     return sorted(found, key=lambda p: int(p.name.removeprefix("lane-")))
+
+
+class LaneChannel:
+    """A lane's own end of its pipe to the parent: ``put`` sends one event.
+
+    One pipe per lane, never a queue the lanes share (see ``lanes._await_lanes``): the
+    parent reads each lane's events in the order sent and sees the end of the pipe when
+    the lane ends, however it ends."""
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+
+    def put(self, event: tuple[Any, ...]) -> None:
+        """Send ``event``; a parent that is gone is no reason to stop cleaning up."""
+        with suppress(BrokenPipeError, OSError):
+            self._connection.send(event)
 
 
 class _QueueObserver:

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import queue
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field, replace
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
@@ -57,6 +57,7 @@ from r2act.collector.fresh import plan_positions
 from r2act.collector.lane_worker import (
     FORWARDED,
     LANES_DIR,
+    LaneChannel,
     LaneJob,
     collect_one,
     lane_dir,
@@ -83,6 +84,9 @@ __all__ = [
 ]
 
 _POLL_S = 0.2
+_LOST_JOIN_S = 5.0
+"""How long the parent waits for a lane whose channel closed unannounced to be reaped (its
+exit code goes into the error); the channel closes as the process ends."""
 
 
 def lane_manifest(manifest_path: Path, lane: Lane) -> Manifest:
@@ -402,11 +406,15 @@ def _run_lanes(  # noqa: PLR0917 - private, called once
 ) -> None:
     context = multiprocessing.get_context("spawn")
     counter = context.Value("i", 0)
-    events = context.Queue()
+    channels = {name: context.Pipe(duplex=False) for name in plans}
     processes = {
         name: context.Process(
             target=lane_main,
-            args=(LaneJob(plan, name, run_dir, pending, positions, os.getpid()), counter, events),
+            args=(
+                LaneJob(plan, name, run_dir, pending, positions, os.getpid()),
+                counter,
+                LaneChannel(channels[name][1]),
+            ),
             name=f"r2act-{name}",
             daemon=False,
         )
@@ -416,17 +424,13 @@ def _run_lanes(  # noqa: PLR0917 - private, called once
         with _blocked():  # a lane inherits the mask: no signal reaches it before its handlers
             for process in processes.values():
                 process.start()
+        for _, sender in channels.values():
+            sender.close()  # each lane holds its own end now: it closes when the lane ends
         for signum in dict.fromkeys(signals):  # arrived before every lane had a pid
             _send(processes, signum)
-        _await_lanes(processes, events, observer, out)
+        _await_lanes(processes, {n: c[0] for n, c in channels.items()}, observer, out)
         for process in processes.values():
             process.join()
-        # what arrived between the last 'done' and the join
-        while True:
-            try:
-                _dispatch(events.get_nowait(), observer, out)
-            except queue.Empty:
-                break
     if signals and out.summary.interrupted_by is None:
         out.summary.interrupted_by = signals[0]
     if out.errors:
@@ -436,25 +440,45 @@ def _run_lanes(  # noqa: PLR0917 - private, called once
 
 
 def _await_lanes(
-    processes: dict[str, Any], events: Any, observer: LanesObserver, out: LanesSummary
+    processes: dict[str, Any],
+    readers: dict[str, Connection],
+    observer: LanesObserver,
+    out: LanesSummary,
 ) -> None:
-    """Dispatch the lanes' events until each lane said it is done or was found ended
-    without saying so (``_lost``)."""
-    running = set(processes)
-    while running:
-        try:
-            event = events.get(timeout=_POLL_S)
-        except queue.Empty:
-            if ended := {n for n in running if not processes[n].is_alive()}:
-                _drain(events, running, observer, out)
-            for name in sorted(ended & running):
-                _lost(name, processes[name], observer, out)
-                running.discard(name)
-            continue
-        if event[0] == "done":
-            running.discard(event[1])
-        else:
-            _dispatch(event, observer, out)
+    """Dispatch each lane's events until it said it is done, or its channel closed without
+    that (``_lost``: the process ended, killed or crashed).
+
+    Every lane has a pipe of its own. A queue shared by the lanes has one write lock for
+    all of them: a lane killed while holding it (SIGKILL, the OOM killer) leaves the lock
+    taken, every other lane's next event blocks for ever, and the run hangs with their
+    faults injected. A lane's own pipe only ever holds its own events, in order, so its
+    ``done`` is always read before the end of its channel, and a message cut short by a
+    kill ends in EOF, never in a wait."""
+    open_ = {reader: name for name, reader in readers.items()}
+
+    def closed(reader: Connection, *, lost: bool) -> None:
+        name = open_.pop(reader)
+        reader.close()
+        if lost:
+            processes[name].join(timeout=_LOST_JOIN_S)
+            _lost(name, processes[name], observer, out)
+
+    while open_:
+        ready = wait(list(open_), timeout=_POLL_S)
+        if not ready:  # a pipe another process still holds open never ends: ask the lane
+            for reader, name in list(open_.items()):
+                if not processes[name].is_alive() and not reader.poll():
+                    closed(reader, lost=True)
+        for reader in (r for r in ready if isinstance(r, Connection)):
+            try:
+                event = reader.recv()
+            except (EOFError, OSError):
+                closed(reader, lost=True)
+                continue
+            if event[0] == "done":
+                closed(reader, lost=False)
+            else:
+                _dispatch(event, observer, out)
 
 
 def _dispatch(event: tuple[Any, ...], observer: LanesObserver, out: LanesSummary) -> None:
@@ -479,24 +503,6 @@ def _dispatch(event: tuple[Any, ...], observer: LanesObserver, out: LanesSummary
     elif kind == "error":
         out.errors.append((lane, event[2], event[3]))
         observer.message(f"{lane} stopped: {event[3]}")
-
-
-def _drain(events: Any, running: set[str], observer: LanesObserver, out: LanesSummary) -> None:
-    """Dispatch every event already sent, discarding the lanes that said they are done.
-
-    Called once a lane is seen to have ended: its last events (its ``done`` among them) may
-    have reached the queue after the poll that timed out, and a process that has ended has
-    flushed everything it put (its queue's feeder thread is joined at exit). Only a lane
-    that ended without a ``done`` among them was lost."""
-    while True:
-        try:
-            event = events.get_nowait()
-        except queue.Empty:
-            return
-        if event[0] == "done":
-            running.discard(event[1])
-        else:
-            _dispatch(event, observer, out)
 
 
 def _lost(name: str, process: Any, observer: LanesObserver, out: LanesSummary) -> None:
