@@ -46,7 +46,7 @@ from r2act.agents.run import finished_ids
 from r2act.agents.tools import Tool, call, tools_for
 from r2act.errors import DataError
 
-if TYPE_CHECKING:  # the case reader is the caller's; the environment is built on first use
+if TYPE_CHECKING:  # the case reader and the environment are imported where first used
     from r2act.agents.cases import CaseRows, CaseSource
     from r2act.agents.env import CaseEnvironment
 
