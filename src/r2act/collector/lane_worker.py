@@ -63,7 +63,7 @@ class LaneChannel:
 
     def put(self, event: tuple[Any, ...]) -> None:
         """Send ``event``; a parent that is gone is no reason to stop cleaning up."""
-        with suppress(BrokenPipeError, OSError):
+        with suppress(OSError):  # BrokenPipeError among them
             self._connection.send(event)
 
 

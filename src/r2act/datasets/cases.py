@@ -204,8 +204,7 @@ class CaseReader:
         }
         from r2act.systems import SYSTEMS  # imported by whoever opens a reader, not on import
 
-        self._known = tuple(SYSTEMS)
-        self._topologies = {s: SYSTEMS[s] for s, _ in self._cases.values() if s in SYSTEMS}
+        self._systems = SYSTEMS
         self._tables: dict[str, _Table] = {}
         self._lock = threading.Lock()  # a ParquetFile is not safe for concurrent reads
 
@@ -253,11 +252,11 @@ class CaseReader:
         decoded, the system is known, the action space and every phase's cluster state
         parse. Only the conversion to DataFrames is left, to :meth:`CaseRows.case`."""
         system, space = self._cases[case_id]
-        topology = self._topologies.get(system)
+        topology = self._systems.get(system)
         if topology is None:
             raise DataError(
                 f"{self.root / layout.CASES}: {case_id}: unknown system {system!r} "
-                f"(known: {', '.join(self._known)})"
+                f"(known: {', '.join(self._systems)})"
             )
         states: dict[str, ClusterState] = {}
         if layout.STATE in self.files:
